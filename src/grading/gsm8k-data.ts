@@ -1,0 +1,145 @@
+// Loading GSM8K from local JSON-lines files (the data is never bundled with this package).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { RlAdvantagesError } from '../errors.js';
+import { describe } from '../internal/validate.js';
+import { gsm8kReferenceAnswer } from './gsm8k.js';
+
+/** A GSM8K split. */
+export type Gsm8kSplit = 'train' | 'test';
+
+/** One GSM8K row with its position, a stable id and the parsed reference answer. */
+export interface Gsm8kItem {
+  /** 0-based position among the split's rows (blank lines are not rows). */
+  readonly index: number;
+  /** `gsm8k_<split>_<index>`, e.g. `gsm8k_test_0`. */
+  readonly id: string;
+  readonly question: string;
+  /** The worked solution, ending `#### <answer>`. */
+  readonly answer: string;
+  /** `gsm8kReferenceAnswer(answer)`. */
+  readonly referenceAnswer: string;
+}
+
+const HOW_TO_GET_GSM8K =
+  'GSM8K (MIT licence) is at https://github.com/openai/grade-school-math: put its train.jsonl and test.jsonl ' +
+  '(one JSON object a line with "question" and "answer" fields; the same rows as Hugging Face openai/gsm8k, ' +
+  'config "main") in one folder and pass that folder.';
+
+/**
+ * Chooses the GSM8K folder: `flag` when given and non-empty, else the `GSM8K_DIR` environment variable,
+ * else an error that explains how to get the data. The folder must exist.
+ *
+ * @param flag - A folder given on the command line (e.g. `--gsm8k-dir`).
+ * @returns The folder as an absolute path.
+ * @throws {RlAdvantagesError} `missing_gsm8k_dir` when neither is set; `gsm8k_dir_not_found` when the
+ *   chosen folder does not exist or is not a folder.
+ * @example
+ * ```ts
+ * import { resolveGsm8kDir } from 'rl-advantages';
+ * process.env.GSM8K_DIR = '.';
+ * resolveGsm8kDir(); // absolute path of the current folder
+ * ```
+ */
+export function resolveGsm8kDir(flag?: string): string {
+  let chosen: string;
+  let source: string;
+  if (flag !== undefined && flag !== '') {
+    chosen = flag;
+    source = 'the GSM8K folder option';
+  } else if (process.env.GSM8K_DIR) {
+    chosen = process.env.GSM8K_DIR;
+    source = 'GSM8K_DIR';
+  } else {
+    throw new RlAdvantagesError(`no GSM8K folder given: pass one or set GSM8K_DIR. ${HOW_TO_GET_GSM8K}`, {
+      code: 'missing_gsm8k_dir',
+      field: 'gsm8kDir',
+    });
+  }
+  const resolved = path.resolve(chosen);
+  if (!existsSync(resolved) || !statSync(resolved).isDirectory()) {
+    throw new RlAdvantagesError(`${source} is ${JSON.stringify(chosen)}, which is not a folder. ${HOW_TO_GET_GSM8K}`, {
+      code: 'gsm8k_dir_not_found',
+      field: 'gsm8kDir',
+    });
+  }
+  return resolved;
+}
+
+/**
+ * Reads `<dir>/<split>.jsonl`: one JSON object a line with string fields `question` and `answer`
+ * (other fields are ignored); whitespace-only lines are skipped. Each row's reference answer is
+ * `gsm8kReferenceAnswer(answer)`.
+ *
+ * @param dir - The folder holding `train.jsonl` and `test.jsonl` (see `resolveGsm8kDir`).
+ * @param split - `'train'` (7473 rows) or `'test'` (1319 rows).
+ * @returns The rows in file order.
+ * @throws {RlAdvantagesError} `bad_split` for another split; `gsm8k_file_not_found` when the file is
+ *   missing; `bad_json`, `missing_field` or `no_reference_answer`/`empty_reference_answer` naming the
+ *   file and 1-based line of a bad row.
+ * @example
+ * ```ts
+ * import { loadGsm8k } from 'rl-advantages';
+ * const test = loadGsm8k(process.env.GSM8K_DIR ?? 'data/gsm8k', 'test');
+ * console.log(test[0]?.id, test[0]?.referenceAnswer); // gsm8k_test_0 18
+ * ```
+ */
+export function loadGsm8k(dir: string, split: Gsm8kSplit): Gsm8kItem[] {
+  if (split !== 'train' && split !== 'test') {
+    throw new RlAdvantagesError(`split must be "train" or "test", got ${describe(split)}`, {
+      code: 'bad_split',
+      field: 'split',
+    });
+  }
+  const file = path.join(dir, `${split}.jsonl`);
+  if (!existsSync(file)) {
+    throw new RlAdvantagesError(`GSM8K file ${file} does not exist. ${HOW_TO_GET_GSM8K}`, {
+      code: 'gsm8k_file_not_found',
+      field: 'dir',
+    });
+  }
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const items: Gsm8kItem[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') continue;
+    const where = `${file} line ${i + 1}`;
+    const row = parseRow(line, where);
+    const question = requireString(row, 'question', where);
+    const answer = requireString(row, 'answer', where);
+    let referenceAnswer: string;
+    try {
+      referenceAnswer = gsm8kReferenceAnswer(answer);
+    } catch (error) {
+      if (!(error instanceof RlAdvantagesError)) throw error;
+      throw new RlAdvantagesError(`${where}: ${error.message}`, { code: error.code, field: 'answer' });
+    }
+    const index = items.length;
+    items.push({ index, id: `gsm8k_${split}_${index}`, question, answer, referenceAnswer });
+  }
+  return items;
+}
+
+function parseRow(line: string, where: string): Record<string, unknown> {
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch (error) {
+    throw new RlAdvantagesError(`${where} is not valid JSON: ${(error as Error).message}`, { code: 'bad_json' });
+  }
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) {
+    throw new RlAdvantagesError(`${where} must be a JSON object, got ${describe(row)}`, { code: 'bad_json' });
+  }
+  return row as Record<string, unknown>;
+}
+
+function requireString(row: Record<string, unknown>, field: string, where: string): string {
+  const value = row[field];
+  if (typeof value !== 'string') {
+    throw new RlAdvantagesError(`${where}: field "${field}" must be a string, got ${describe(value)}`, {
+      code: 'missing_field',
+      field,
+    });
+  }
+  return value;
+}

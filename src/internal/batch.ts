@@ -1,0 +1,122 @@
+// Reading and validating a Batch once, for every estimator.
+import { RlAdvantagesError } from '../errors.js';
+import type { Batch } from '../estimators/types.js';
+import { checkLength, checkStrings, describe, toFiniteFloat64 } from './validate.js';
+
+export interface Groups {
+  /** Dense group index of each rollout, numbered by first appearance. */
+  readonly groupOf: Int32Array;
+  /** Rollout indices of each group, in input order. */
+  readonly members: Int32Array[];
+}
+
+export function readRewards(batch: Batch, minSize: number, estimator: string): Float64Array {
+  if (typeof batch !== 'object' || batch === null) {
+    throw new RlAdvantagesError(`batch must be an object with rewards, got ${describe(batch)}`, {
+      code: 'bad_type',
+      field: 'batch',
+    });
+  }
+  const rewards = toFiniteFloat64('rewards', batch.rewards);
+  if (rewards.length < minSize) {
+    throw new RlAdvantagesError(
+      `rewards has ${rewards.length} rollouts; ${estimator} needs at least ${minSize}` +
+        (minSize >= 2 ? ' (a leave-one-out baseline needs another rollout)' : ''),
+      { code: 'batch_too_small', field: 'rewards' },
+    );
+  }
+  return rewards;
+}
+
+export function readPrompts(batch: Batch, size: number, estimator: string): readonly string[] {
+  if (batch.prompts === undefined) {
+    throw new RlAdvantagesError(`prompts is required: ${estimator} weighs rollouts by prompt similarity`, {
+      code: 'missing_field',
+      field: 'prompts',
+    });
+  }
+  const prompts = checkStrings('prompts', batch.prompts);
+  checkLength('prompts', prompts.length, size);
+  return prompts;
+}
+
+export function readGroups(batch: Batch, size: number, estimator: string): Groups {
+  const ids = batch.groupIds;
+  if (ids === undefined || ids === null) {
+    throw new RlAdvantagesError(`groupIds is required: ${estimator} takes its baseline within each group`, {
+      code: 'missing_field',
+      field: 'groupIds',
+    });
+  }
+  if (typeof ids !== 'object' || typeof ids.length !== 'number') {
+    throw new RlAdvantagesError(`groupIds must be an array of strings or numbers, got ${describe(ids)}`, {
+      code: 'bad_type',
+      field: 'groupIds',
+    });
+  }
+  checkLength('groupIds', ids.length, size);
+  const index = new Map<string | number, number>();
+  const groupOf = new Int32Array(size);
+  const lists: number[][] = [];
+  for (let i = 0; i < size; i++) {
+    const id = ids[i];
+    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) {
+      throw new RlAdvantagesError(`groupIds[${i}] must be a string or a finite number, got ${describe(id)}`, {
+        code: 'bad_type',
+        field: 'groupIds',
+        index: i,
+      });
+    }
+    let g = index.get(id);
+    if (g === undefined) {
+      g = lists.length;
+      index.set(id, g);
+      lists.push([]);
+    }
+    groupOf[i] = g;
+    (lists[g] as number[]).push(i);
+  }
+  return { groupOf, members: lists.map((list) => Int32Array.from(list)) };
+}
+
+/**
+ * For each position k of `members`, the sum of rewards[members[j]] over j != k, formed as a
+ * prefix plus a suffix sum so that it never touches rewards[members[k]]: a leave-one-out
+ * baseline is then exactly, not just approximately, independent of the rollout's own reward.
+ */
+export function sumsOfOthers(rewards: Float64Array, members: ArrayLike<number>): Float64Array {
+  const n = members.length;
+  const out = new Float64Array(n);
+  let prefix = 0;
+  for (let k = 0; k < n; k++) {
+    out[k] = prefix;
+    prefix += rewards[members[k] as number] as number;
+  }
+  let suffix = 0;
+  for (let k = n - 1; k >= 0; k--) {
+    out[k] = (out[k] as number) + suffix;
+    suffix += rewards[members[k] as number] as number;
+  }
+  return out;
+}
+
+export function identity(size: number): Int32Array {
+  const out = new Int32Array(size);
+  for (let i = 0; i < size; i++) out[i] = i;
+  return out;
+}
+
+/** LOO batch mean of every rollout; a batch of one reports its own reward (no other rollout exists). */
+export function looMeans(rewards: Float64Array): Float64Array {
+  const n = rewards.length;
+  if (n === 1) return rewards.slice();
+  const others = sumsOfOthers(rewards, identity(n));
+  for (let i = 0; i < n; i++) others[i] = (others[i] as number) / (n - 1);
+  return others;
+}
+
+export function advantagesFrom(rewards: Float64Array, baselines: Float64Array): Float64Array {
+  const out = new Float64Array(rewards.length);
+  for (let i = 0; i < rewards.length; i++) out[i] = (rewards[i] as number) - (baselines[i] as number);
+  return out;
+}
