@@ -9,6 +9,7 @@ export default defineConfig([
     clean: false,
     target: 'node20',
     treeshake: true,
+    shims: true,
   },
   {
     entry: { cli: 'src/cli.ts' },

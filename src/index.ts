@@ -1,11 +1,85 @@
 /**
- * rl-advantages: advantage estimators for RL post-training of LLMs.
+ * rl-advantages: advantage estimators for RL post-training of LLMs (GRPO group mean,
+ * leave-one-out, GS1 prompt-similarity kernels), B_eff calibration, the activation gate and the
+ * paired Hoeffding decision. Every formula follows METHOD.md of the GS1-vs-GRPO study.
  *
  * @packageDocumentation
  */
 export { RlAdvantagesError } from './errors.js';
-export * from './estimators/index.js';
+export { VERSION } from './version.js';
+export type { NdArrayLike } from './internal/validate.js';
+
+// Estimators
+export type { Batch, Estimator, EstimatorResult } from './estimators/types.js';
+export { groupMean, groupMeanStd, rloo, type GroupMeanStdOptions } from './estimators/group.js';
+export { looBatchMean } from './estimators/loo-batch-mean.js';
+export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
+export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
+export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';
+export {
+  createEstimator,
+  parseEstimatorName,
+  ESTIMATOR_NAMES,
+  type EstimatorBaseName,
+  type EstimatorContext,
+} from './estimators/registry.js';
+
+// Text
 export { TfidfVectorizer, type CsrMatrix, type TfidfOptions, type TfidfVectorizerJSON } from './text/tfidf.js';
 export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/tokenize.js';
 export { winkTokenizer } from './text/wink.js';
-export type { NdArrayLike } from './internal/validate.js';
+
+// Statistics and the study's decision rule
+export {
+  decide,
+  planDecision,
+  pairedHoeffding,
+  hoeffdingHalfWidth,
+  criterionVerdict,
+  combineVerdicts,
+  type Verdict,
+  type PairedItem,
+  type Decision,
+  type CriterionDecision,
+  type DecisionPlan,
+  type CriterionPlan,
+  type HoeffdingInterval,
+} from './stats/hoeffding.js';
+
+// Study spec and activation gate
+export {
+  loadStudySpec,
+  parseDecisionRule,
+  parseActivationGate,
+  parseArms,
+  StudySpecError,
+  type StudySpec,
+  type DecisionRule,
+  type DecisionCriterion,
+  type ActivationGate,
+  type GateCheck,
+  type StudyArm,
+  type SpecProblem,
+} from './study/spec.js';
+export { evaluateGate, type GateResult, type GateCheckResult, type GateCheckStatus } from './study/gate.js';
+
+// GSM8K grading and data
+export { extractBoxed } from './grading/boxed.js';
+export {
+  normalizeAnswer,
+  parseExactNumber,
+  formatExactNumber,
+  exactNumbersEqual,
+  MAX_ANSWER_DIGITS,
+  type ExactNumber,
+} from './grading/exact-number.js';
+export {
+  gsm8kReferenceAnswer,
+  gradeNumericExact,
+  gsm8kReward,
+  gradeGsm8kResponse,
+  GSM8K_FORMAT_COEF,
+  type Gsm8kRewardOptions,
+  type Gsm8kGrade,
+} from './grading/gsm8k.js';
+export { loadGsm8k, resolveGsm8kDir, type Gsm8kItem, type Gsm8kSplit } from './grading/gsm8k-data.js';

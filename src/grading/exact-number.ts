@@ -22,11 +22,21 @@ export const MAX_ANSWER_DIGITS = 1000;
 // The whitespace trimmed from answers: an explicit set, so the TypeScript and Python graders agree
 // character for character (JS `trim()` and Python `str.strip()` disagree on a few code points).
 const TRIM_RE = /^[ \t\n\r\f\v\u00a0]+|[ \t\n\r\f\v\u00a0]+$/g;
+
 // LaTeX spacing commands (thin, medium, thick, negative thin space), as in `1\,000`.
 const LATEX_SPACING_RE = /\\[,:;!]/g;
 const DECIMAL_RE = /^([+-]?)([0-9]*)(?:\.([0-9]*))?$/;
 const LATEX_FRAC_RE = /^([+-]?)\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}$/;
 const SLASH_FRAC_RE = /^([^/]*)\/([^/]*)$/;
+
+/**
+ * Trims the answer whitespace set (space, tab, CR, LF, FF, VT, NBSP) from both ends. Internal: shared
+ * with `gsm8k.ts` so reference answers are trimmed exactly as the Python twin trims them.
+ * @internal
+ */
+export function trimAnswerWhitespace(text: string): string {
+  return text.replace(TRIM_RE, '');
+}
 
 /**
  * Normalises an answer string before it is parsed as a number (METHOD.md section 7).
@@ -61,7 +71,7 @@ export function normalizeAnswer(text: string): string {
     .replace(/,/g, '');
   for (;;) {
     const before = s;
-    s = s.replace(TRIM_RE, '');
+    s = trimAnswerWhitespace(s);
     s = unwrapSurrounding(s, '\\text{') ?? unwrapSurrounding(s, '{') ?? s;
     if (s.endsWith('\\%')) s = s.slice(0, -2);
     else if (s.endsWith('%')) s = s.slice(0, -1);
@@ -170,8 +180,8 @@ export function exactNumbersEqual(a: ExactNumber, b: ExactNumber): boolean {
 }
 
 function parseQuotient(numText: string, denText: string): ExactNumber | null {
-  const n = parseDecimal(numText.replace(TRIM_RE, ''));
-  const d = parseDecimal(denText.replace(TRIM_RE, ''), false);
+  const n = parseDecimal(trimAnswerWhitespace(numText));
+  const d = parseDecimal(trimAnswerWhitespace(denText), false);
   if (n === null || d === null || d.num === 0n) return null;
   // (n.num / n.den) / (d.num / d.den), with d.num > 0 because the denominator is unsigned.
   return reduce(n.num * d.den, n.den * d.num);

@@ -2,7 +2,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { extractBoxed } from './boxed.js';
-import { exactNumbersEqual, parseExactNumber, type ExactNumber } from './exact-number.js';
+import { exactNumbersEqual, parseExactNumber, trimAnswerWhitespace, type ExactNumber } from './exact-number.js';
 
 /** The weight of the format term in the cookbook's reward, `ProblemEnv(format_coef=0.1)`. */
 export const GSM8K_FORMAT_COEF = 0.1;
@@ -30,7 +30,7 @@ export interface Gsm8kGrade {
 
 /**
  * The reference answer of a GSM8K row: the text after the last `####` of its `answer` field, with
- * every comma removed, trimmed (METHOD.md section 7). All 7473 train and 1319 test references are
+ * every comma removed, trimmed of spaces, tabs, line breaks and NBSP (METHOD.md section 7). All 7473 train and 1319 test references are
  * integers such as `72`, `-3` or `1080` (written `1,080` in the data).
  *
  * @param answerField - The row's `answer` field (worked solution ending `#### <answer>`).
@@ -57,7 +57,7 @@ export function gsm8kReferenceAnswer(answerField: string): string {
       field: 'answer',
     });
   }
-  const reference = answerField.slice(marker + 4).replace(/,/g, '').trim();
+  const reference = trimAnswerWhitespace(answerField.slice(marker + 4).replace(/,/g, ''));
   if (reference === '') {
     throw new RlAdvantagesError('answer has nothing after its last "####" marker', {
       code: 'empty_reference_answer',

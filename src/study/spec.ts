@@ -1,6 +1,7 @@
 // Loading and validating a study spec (the JSON of shared/seed/gs1-vs-grpo.spec.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
 import { RlAdvantagesError } from '../errors.js';
+import { parseEstimatorName } from '../estimators/registry.js';
 import { describe } from '../internal/validate.js';
 
 /** One problem found in a spec: where it is (a JSON path such as `arms[1].advantage`) and what is wrong. */
@@ -286,15 +287,14 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
   return { ...value, applicable, checks };
 }
 
-const PLAIN_ESTIMATORS = new Set(['group_mean', 'loo_batch_mean', 'group_mean_std', 'rloo', 'kernel_loo', 'length_bucket_loo']);
-
-/** METHOD section 2 names: the plain ones, or `tfidf_kernel_loo_T<T>` with a finite T > 0. */
-function isAdvantageName(name: string): boolean {
-  if (PLAIN_ESTIMATORS.has(name)) return true;
-  const m = /^tfidf_kernel_loo_T(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)$/.exec(name);
-  if (m === null || m[1] === undefined) return false;
-  const t = Number(m[1]);
-  return Number.isFinite(t) && t > 0;
+/** An estimator name createEstimator accepts (METHOD section 2), or the reason it is refused. */
+function advantageNameProblem(name: string): string | undefined {
+  try {
+    parseEstimatorName(name);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | undefined {
@@ -320,12 +320,11 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     let advantage: string | undefined;
     if (typeof arm.advantage !== 'string') {
       p.add(`${at}.advantage`, `must be a string, got ${describe(arm.advantage)}`);
-    } else if (!isAdvantageName(arm.advantage)) {
-      p.add(
-        `${at}.advantage`,
-        `must name an estimator of METHOD section 2 (${[...PLAIN_ESTIMATORS].join(', ')}, tfidf_kernel_loo_T<T> with T > 0), got ${describe(arm.advantage)}`,
-      );
-    } else advantage = arm.advantage;
+    } else {
+      const problem = advantageNameProblem(arm.advantage);
+      if (problem === undefined) advantage = arm.advantage;
+      else p.add(`${at}.advantage`, `must name an estimator of METHOD section 2: ${problem}`);
+    }
     optionalInteger(p, `${at}.group_size`, arm.group_size, 1);
     optionalInteger(p, `${at}.groups_per_batch`, arm.groups_per_batch, 1);
     optionalInteger(p, `${at}.steps`, arm.steps, 1);

@@ -188,7 +188,7 @@ def gsm8k_reference_answer(answer_field: str) -> str:
         raise GradingError(
             f'answer has no "####" marker before the final answer: {_describe(answer_field)}', "no_reference_answer"
         )
-    reference = answer_field[marker + 4 :].replace(",", "").strip()
+    reference = answer_field[marker + 4 :].replace(",", "").strip(_WHITESPACE)
     if reference == "":
         raise GradingError('answer has nothing after its last "####" marker', "empty_reference_answer")
     return reference
