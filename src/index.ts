@@ -29,6 +29,21 @@ export { TfidfVectorizer, type CsrMatrix, type TfidfOptions, type TfidfVectorize
 export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/tokenize.js';
 export { winkTokenizer } from './text/wink.js';
 
+// B_eff calibration
+export {
+  calibrateBeff,
+  groupCalibrationRows,
+  beffRatioFromFigures,
+  beffFromFigures,
+  DEFAULT_CALIBRATION_ESTIMATOR,
+  type CalibrateBeffOptions,
+  type BeffCalibration,
+  type EstimatorCalibration,
+  type CalibrationTask,
+  type CalibrationRow,
+  type BeffRatioFigures,
+} from './calibration/beff.js';
+
 // Statistics and the study's decision rule
 export {
   decide,
@@ -62,6 +77,17 @@ export {
   type SpecProblem,
 } from './study/spec.js';
 export { evaluateGate, type GateResult, type GateCheckResult, type GateCheckStatus } from './study/gate.js';
+export {
+  gateMetrics,
+  parseAdvantageLog,
+  groupAdvantageLogByArm,
+  GATE_METRIC_NAMES,
+  NONZERO_ADVANTAGE_THRESHOLD,
+  PILOT_BASELINE_STEPS,
+  type AdvantageLogRow,
+  type GateMetrics,
+  type GateMetricName,
+} from './study/gate-metrics.js';
 
 // GSM8K grading and data
 export { extractBoxed } from './grading/boxed.js';

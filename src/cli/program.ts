@@ -1,24 +1,23 @@
 // The rl-adv command line, built as a commander program that tests can run in-process or as a
-// subprocess. Commands live one per module beside this file and register themselves here.
+// subprocess. Commands live one per module in ./commands and register themselves through
+// ./commands/index.ts.
 import { Command, CommanderError } from 'commander';
 import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { registerCommands } from './commands/index.js';
+import { CliExit, CliUsageError, EXIT_CODES, type CliIo } from './core.js';
 
-/** Where a command writes; tests substitute buffers. */
-export interface CliIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream;
-}
+export { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from './core.js';
 
-/** A usage or input error: exit code 2, message on stderr, no stack trace. */
-export class CliUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliUsageError';
-  }
-}
-
+/**
+ * Builds the `rl-adv` program with every command registered; output goes to `io`.
+ *
+ * @example
+ * ```ts
+ * const program = buildProgram({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+ * console.log(program.commands.map((c) => c.name()));
+ * ```
+ */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('rl-adv')
     .description(
@@ -29,34 +28,42 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // Commander says "error: ..."; every rl-adv message starts "rl-adv: ".
+      outputError: (text, write) => write(text.replace(/^error: /, 'rl-adv: ')),
     })
     .exitOverride()
     .showHelpAfterError('(run rl-adv --help for usage)')
     .addHelpText(
       'after',
-      '\nExample:\n  rl-adv --version\n\nExit codes: 0 success, 1 a failed gate, 2 bad input or usage.',
+      '\nExample:\n  rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl\n\n' +
+        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
     );
+  registerCommands(program, io);
   return program;
 }
 
 /**
  * Runs the command line with `argv` (without the node and script entries) and returns the exit
- * code: 0 success, 1 a failed gate, 2 bad input or usage. User errors print one message on
- * stderr, never a stack trace.
+ * code: 0 success, 1 a failed gate, 2 bad input or usage. User errors print one line
+ * `rl-adv: <message>` on stderr, never a stack trace; anything else is a bug and is rethrown.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return EXIT_CODES.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version exit through here with code 0.
-      return error.exitCode === 0 ? 0 : 2;
+      // --help and --version exit through here with code 0; commander has printed its message.
+      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    }
+    if (error instanceof CliExit) {
+      if (!error.silent) io.stderr.write(`rl-adv: ${error.message}\n`);
+      return error.exitCode;
     }
     if (error instanceof CliUsageError || error instanceof RlAdvantagesError) {
       io.stderr.write(`rl-adv: ${error.message}\n`);
-      return 2;
+      return EXIT_CODES.usage;
     }
     throw error;
   }

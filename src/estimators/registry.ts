@@ -20,6 +20,16 @@ export interface EstimatorContext {
   epsilon?: number;
 }
 
+/** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix. */
+export type EstimatorBaseName =
+  | 'group_mean'
+  | 'group_mean_std'
+  | 'rloo'
+  | 'loo_batch_mean'
+  | 'tfidf_kernel_loo'
+  | 'length_bucket_loo'
+  | 'kernel_loo';
+
 type Factory = (context: EstimatorContext, temperature: number | undefined) => (batch: Batch) => EstimatorResult;
 
 function requireVectorizer(name: string, context: EstimatorContext): TfidfVectorizer {
@@ -59,10 +69,8 @@ const ESTIMATORS = {
     const similarity = context.similarity;
     return (batch) => kernelLoo(batch, similarity === undefined ? { temperature: t } : { temperature: t, similarity });
   },
-} satisfies Record<string, Factory>;
+} satisfies Record<EstimatorBaseName, Factory>;
 
-/** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` also take a `_T<T>` suffix. */
-export type EstimatorBaseName = keyof typeof ESTIMATORS;
 
 /** Names that need a temperature, given as a `_T<T>` suffix (or, for `kernel_loo`, in the context). */
 const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(['tfidf_kernel_loo', 'kernel_loo']);

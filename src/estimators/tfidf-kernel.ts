@@ -1,7 +1,6 @@
 import { RlAdvantagesError } from '../errors.js';
 import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/batch.js';
-import { kernelBaselines, unitsByKey } from '../internal/kernel.js';
-import { sparseSimilarityRow, transposeCsr } from '../internal/sparse.js';
+import { sparseKernelBaselines, unitsByKey } from '../internal/kernel.js';
 import { checkTemperature } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import type { Batch, EstimatorResult } from './types.js';
@@ -54,7 +53,6 @@ export function tfidfKernelLoo(batch: Batch, options: TfidfKernelOptions): Estim
   const units = unitsByKey(prompts);
   const unique = units.members.map((list) => prompts[list[0] as number] as string);
   const x = vectorizer.transform(unique);
-  const xt = transposeCsr(x);
-  const baselines = kernelBaselines(rewards, units, (u, out) => sparseSimilarityRow(x, xt, u, out), temperature);
+  const baselines = sparseKernelBaselines(rewards, units, x, temperature);
   return { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 };
 }

@@ -108,11 +108,32 @@ export function identity(size: number): Int32Array {
 
 /** LOO batch mean of every rollout; a batch of one reports its own reward (no other rollout exists). */
 export function looMeans(rewards: Float64Array): Float64Array {
+  return looMeansInto(rewards, new Float64Array(rewards.length));
+}
+
+/**
+ * {@link looMeans} written into `out` (same length as `rewards`), for callers that reuse one
+ * buffer over many batches. The sum of the others is a prefix plus a suffix sum, as in
+ * {@link sumsOfOthers}, so out[i] never depends on rewards[i].
+ */
+export function looMeansInto(rewards: Float64Array, out: Float64Array): Float64Array {
   const n = rewards.length;
-  if (n === 1) return rewards.slice();
-  const others = sumsOfOthers(rewards, identity(n));
-  for (let i = 0; i < n; i++) others[i] = (others[i] as number) / (n - 1);
-  return others;
+  if (n === 1) {
+    out[0] = rewards[0] as number;
+    return out;
+  }
+  let prefix = 0;
+  for (let i = 0; i < n; i++) {
+    out[i] = prefix;
+    prefix += rewards[i] as number;
+  }
+  let suffix = 0;
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = (out[i] as number) + suffix;
+    suffix += rewards[i] as number;
+  }
+  for (let i = 0; i < n; i++) out[i] = (out[i] as number) / (n - 1);
+  return out;
 }
 
 export function advantagesFrom(rewards: Float64Array, baselines: Float64Array): Float64Array {

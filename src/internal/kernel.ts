@@ -7,7 +7,14 @@
 // Subtracting m_i leaves the ratio unchanged and keeps every weight in (0, 1] with at least one
 // weight equal to 1, so nothing overflows for any T > 0 and the denominator is >= 1.
 // Units make a batch of 8 copies of each prompt cost (B/8)^2 exponentials instead of B^2.
+//
+// Two drivers share the per-unit sums and the final step: kernelBaselines takes any similarity row
+// (feature vectors, user functions); sparseKernelBaselines is the fast path for CSR rows (TF-IDF),
+// through sparse-kernel.ts and, for large batches, worker threads (threads.ts).
+import type { CsrMatrix } from '../text/tfidf.js';
 import { sumsOfOthers } from './batch.js';
+import { transposeCsr } from './sparse.js';
+import { runSparseKernel } from './threads.js';
 
 export interface Units {
   /** Unit index of each rollout. */
@@ -46,13 +53,8 @@ export function unitsByKey(keys: readonly string[]): Units {
   return { unitOf, members: lists.map((list) => Int32Array.from(list)) };
 }
 
-/** Kernel LOO baselines; needs rewards.length >= 2 and temperature > 0 (checked by callers). */
-export function kernelBaselines(
-  rewards: Float64Array,
-  units: Units,
-  similarityRow: SimilarityRow,
-  temperature: number,
-): Float64Array {
+/** R_v (sum of the unit's rewards) and N_v (its size) of every unit. */
+function unitTotals(rewards: Float64Array, units: Units): { unitSum: Float64Array; unitSize: Float64Array } {
   const unitCount = units.members.length;
   const unitSum = new Float64Array(unitCount);
   const unitSize = new Float64Array(unitCount);
@@ -63,15 +65,51 @@ export function kernelBaselines(
     for (const i of list) sum += rewards[i] as number;
     unitSum[v] = sum;
   }
+  return { unitSum, unitSize };
+}
+
+/**
+ * Baselines of unit u's rollouts from the sums over the other units (numerator, denominator) and
+ * the weight of u's own other copies (selfWeight): rollout k of u adds its copies' rewards but
+ * never its own (prefix + suffix sums, so b_i is exactly independent of r_i).
+ */
+function finishUnit(
+  rewards: Float64Array,
+  own: Int32Array,
+  numerator: number,
+  denominator: number,
+  selfWeight: number,
+  baselines: Float64Array,
+): void {
+  if (own.length === 1) {
+    baselines[own[0] as number] = numerator / denominator;
+    return;
+  }
+  const others = sumsOfOthers(rewards, own);
+  const denominatorWithOwn = denominator + selfWeight * (own.length - 1);
+  for (let k = 0; k < own.length; k++) {
+    baselines[own[k] as number] = (numerator + selfWeight * (others[k] as number)) / denominatorWithOwn;
+  }
+}
+
+/** Kernel LOO baselines; needs rewards.length >= 2 and temperature > 0 (checked by callers). */
+export function kernelBaselines(
+  rewards: Float64Array,
+  units: Units,
+  similarityRow: SimilarityRow,
+  temperature: number,
+): Float64Array {
+  const unitCount = units.members.length;
+  const { unitSum, unitSize } = unitTotals(rewards, units);
   const baselines = new Float64Array(rewards.length);
   const similarity = new Float64Array(unitCount);
   for (let u = 0; u < unitCount; u++) {
     similarityRow(u, similarity);
     const own = units.members[u] as Int32Array;
-    const ownOthers = own.length - 1;
+    const hasCopies = own.length > 1;
     let max = -Infinity;
     for (let v = 0; v < unitCount; v++) {
-      if (v === u && ownOthers === 0) continue;
+      if (v === u && !hasCopies) continue;
       const s = similarity[v] as number;
       if (s > max) max = s;
     }
@@ -83,17 +121,49 @@ export function kernelBaselines(
       numerator += w * (unitSum[v] as number);
       denominator += w * (unitSize[v] as number);
     }
-    if (ownOthers === 0) {
-      const b = numerator / denominator;
-      baselines[own[0] as number] = b;
-      continue;
-    }
-    const selfWeight = Math.exp(((similarity[u] as number) - max) / temperature);
-    const others = sumsOfOthers(rewards, own);
-    const denominatorWithOwn = denominator + selfWeight * ownOthers;
-    for (let k = 0; k < own.length; k++) {
-      baselines[own[k] as number] = (numerator + selfWeight * (others[k] as number)) / denominatorWithOwn;
-    }
+    const selfWeight = hasCopies ? Math.exp(((similarity[u] as number) - max) / temperature) : 0;
+    finishUnit(rewards, own, numerator, denominator, selfWeight, baselines);
+  }
+  return baselines;
+}
+
+/**
+ * Kernel LOO baselines with s_uv = <x_u, x_v> over the rows of a CSR matrix, one row per unit
+ * (L2-normalised TF-IDF rows give cosines). Time O(sum over terms of df_t^2 + U^2) for U units and
+ * batch document frequencies df_t; memory O(nnz + U) per thread, never U x U. Needs
+ * rewards.length >= 2 and temperature > 0 (checked by callers).
+ */
+export function sparseKernelBaselines(
+  rewards: Float64Array,
+  units: Units,
+  x: CsrMatrix,
+  temperature: number,
+): Float64Array {
+  const unitCount = units.members.length;
+  const { unitSum, unitSize } = unitTotals(rewards, units);
+  const xt = transposeCsr(x);
+  const sums = runSparseKernel({
+    units: unitCount,
+    xIndptr: x.indptr,
+    xIndices: x.indices,
+    xData: x.data,
+    tIndptr: xt.indptr,
+    tIndices: xt.indices,
+    tData: xt.data,
+    unitSum,
+    unitSize,
+    temperature,
+  });
+  const baselines = new Float64Array(rewards.length);
+  for (let u = 0; u < unitCount; u++) {
+    finishUnit(
+      rewards,
+      units.members[u] as Int32Array,
+      sums[u] as number,
+      sums[unitCount + u] as number,
+      sums[2 * unitCount + u] as number,
+      baselines,
+    );
   }
   return baselines;
 }

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Train one arm of the GS1-vs-GRPO study with the stock tinker-cookbook math_rl recipe.
+
+The recipe is ``tinker_cookbook.recipes.math_rl.train`` (``cli_main(CLIConfig(...))``), run with the spec's
+settings: env gsm8k, the spec's model, LoRA rank, lr, group_size, groups_per_batch, seed, max_tokens 512,
+KL 0. For a ``group_mean`` arm nothing in the recipe changes; the stock ``compute_advantages`` is wrapped
+only to log its result. For a kernel arm, ``tinker_cookbook.rl.train.compute_advantages`` (the name the
+training loop calls) is replaced by one request per step to ``rl-adv serve`` with the batch's GSM8K
+questions and total rewards. Every step appends one line to ``LOG_PATH/advantages.jsonl``.
+
+Example::
+
+    python run_arm.py --arm gs1_tfidf_g1 --spec ../../../shared/seed/gs1-vs-grpo.spec.json \\
+        --log-path /tmp/rx-gs1/gs1_s0 --steps 3
+
+At the end it prints one JSON line: ``{"arm", "steps_logged", "advantages_log", "final_sampler_path"}``.
+Exit codes: 0 done; 1 training failed; 2 bad input or a missing prerequisite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
+from rl_adv_examples.common import (  # noqa: E402
+    DriverError,
+    is_kernel_estimator,
+    load_spec,
+    main_wrapper,
+    require_modules,
+    require_tinker_api_key,
+)
+from rl_adv_examples.grading import GradingError, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
+from rl_adv_examples.serve_client import RlAdvServe, RlAdvServeError  # noqa: E402
+
+PROG = "run_arm.py"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p.add_argument("--arm", required=True, help="the spec arm to run (e.g. grpo_g8, gs1_tfidf_g1)")
+    p.add_argument("--spec", required=True, help="the study spec JSON (gs1-vs-grpo.spec.json)")
+    p.add_argument("--log-path", required=True, help="the run folder: cookbook logs, checkpoints.jsonl, advantages.jsonl")
+    p.add_argument("--steps", type=int, default=None, help="training steps (default: the arm's steps; 3 for the pilot)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--corpus", default=None, help="TF-IDF fitting corpus for rl-adv serve (default: DATA_DIR/train.jsonl)")
+    p.add_argument("--rl-adv", default=None, help="the rl-adv command (default: $RL_ADV, rl-adv on PATH, or this checkout's dist/cli.js)")
+    p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
+    p.add_argument("--max-tokens", type=int, default=None, help="max tokens per rollout (default 512)")
+    p.add_argument("--base-url", default=os.environ.get("TINKER_BASE_URL"), help="Tinker service URL (default: $TINKER_BASE_URL)")
+    p.add_argument("--eval-every", type=int, default=None, help="the cookbook's in-training test eval cadence (default: the recipe's)")
+    p.add_argument("--save-every", type=int, default=None, help="checkpoint cadence (default: the recipe's)")
+    p.add_argument("--overwrite", action="store_true", help="delete LOG_PATH if it exists (default: refuse)")
+    return p
+
+
+def recipe_config(recipe: object, spec: object, arm: object, args: argparse.Namespace) -> object:
+    """The ``CLIConfig`` of the spec's command line for this arm (only fields the command sets, plus paths)."""
+    fields = dict(
+        model_name=spec.base_model,  # type: ignore[attr-defined]
+        lora_rank=spec.lora_rank,  # type: ignore[attr-defined]
+        renderer_name=args.renderer or spec.renderer,  # type: ignore[attr-defined]
+        env="gsm8k",
+        seed=arm.seed,  # type: ignore[attr-defined]
+        group_size=arm.group_size,  # type: ignore[attr-defined]
+        groups_per_batch=arm.groups_per_batch,  # type: ignore[attr-defined]
+        learning_rate=arm.lr,  # type: ignore[attr-defined]
+        max_tokens=args.max_tokens or spec.max_tokens,  # type: ignore[attr-defined]
+        kl_penalty_coef=0.0,
+        log_path=os.path.abspath(args.log_path),
+        base_url=args.base_url,
+        max_steps=args.steps if args.steps is not None else arm.steps,  # type: ignore[attr-defined]
+        behavior_if_log_dir_exists="delete" if args.overwrite else "raise",
+    )
+    if args.eval_every is not None:
+        fields["eval_every"] = args.eval_every
+    if args.save_every is not None:
+        fields["save_every"] = args.save_every
+    return recipe.CLIConfig(**fields)  # type: ignore[attr-defined]
+
+
+def guard_main(original_main: object) -> object:
+    """The recipe's ``main(config)``, refusing settings that would break the comparison."""
+
+    async def main(config: object) -> object:
+        problems = []
+        if getattr(config, "remove_constant_reward_groups", False):
+            problems.append("remove_constant_reward_groups is on (it drops every group of one)")
+        if getattr(config, "kl_penalty_coef", 0.0) != 0.0:
+            problems.append("kl_penalty_coef is not 0")
+        if getattr(config, "async_config", None) is not None or getattr(config, "stream_minibatch_config", None) is not None:
+            problems.append("async or streaming training is on (the advantage hook expects one full batch per step)")
+        if problems:
+            raise DriverError("refusing to train: " + "; ".join(problems))
+        return await original_main(config)  # type: ignore[operator]
+
+    return main
+
+
+def final_sampler_path(log_path: str) -> str | None:
+    """The last ``sampler_path`` in the cookbook's ``checkpoints.jsonl``, or None."""
+    path = os.path.join(log_path, "checkpoints.jsonl")
+    last = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    record = json.loads(line)
+                    if record.get("sampler_path"):
+                        last = record["sampler_path"]
+    return last
+
+
+def run(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    spec = load_spec(args.spec)
+    arm = spec.arm(args.arm)
+    if arm.advantage != "group_mean" and not is_kernel_estimator(arm.advantage):
+        raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} is neither group_mean nor a kernel estimator")
+    if args.steps is not None and args.steps < 1:
+        raise DriverError(f"--steps must be a positive integer, got {args.steps}")
+    log_path = os.path.abspath(args.log_path)
+    log_file = os.path.join(log_path, "advantages.jsonl")
+    if os.path.exists(log_path) and not args.overwrite:
+        raise DriverError(f"--log-path {log_path} exists; pass --overwrite to delete it or choose another folder")
+
+    try:
+        data_dir = resolve_gsm8k_dir(args.data_dir)
+        train_items = load_gsm8k(data_dir, "train")
+    except GradingError as error:
+        raise DriverError(str(error)) from None
+
+    require_tinker_api_key()
+    torch, recipe, rl_train, data_processing = require_modules(
+        "torch", "tinker_cookbook.recipes.math_rl.train", "tinker_cookbook.rl.train", "tinker_cookbook.rl.data_processing"
+    )
+
+    serve = None
+    try:
+        if arm.advantage != "group_mean":
+            serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
+        hook = make_hook_for_arm(
+            arm.name,
+            arm.advantage,
+            log_file,
+            stock_compute=data_processing.compute_advantages,
+            serve=serve,
+            known_questions=[item.question for item in train_items],
+            torch_module=torch,
+        )
+        config = recipe_config(recipe, spec, arm, args)
+        hook.install(rl_train, data_processing)
+        original_main = recipe.main
+        recipe.main = guard_main(original_main)
+        try:
+            asyncio.run(recipe.cli_main(config))
+        finally:
+            recipe.main = original_main
+            hook.uninstall()
+    except RlAdvServeError as error:
+        raise DriverError(f"rl-adv serve: {error}", 1) from None
+    finally:
+        if serve is not None:
+            serve.close()
+
+    print(
+        json.dumps(
+            {
+                "arm": arm.name,
+                "steps_logged": hook.step,
+                "advantages_log": log_file,
+                "final_sampler_path": final_sampler_path(log_path),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_wrapper(PROG, run))

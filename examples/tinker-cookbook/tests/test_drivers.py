@@ -1,0 +1,304 @@
+"""The scripts: calibration task selection, eval output, run_arm end to end on a fake cookbook, preflight."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+from tests import fakes, support
+from rl_adv_examples.common import main_wrapper
+from rl_adv_examples.grading import Gsm8kItem, load_gsm8k
+
+import eval_gsm8k
+import preflight
+import run_arm
+import sample_calibration
+
+
+def run_script(module, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main_wrapper(module.run)`` with captured stdout/stderr and temporary environment variables."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main_wrapper(module.PROG, module.run, argv)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return code, out.getvalue(), err.getvalue()
+
+
+def read_json(path: str):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def item(index: int, question: str = "q", answer: str = "#### 5") -> Gsm8kItem:
+    return Gsm8kItem(index, f"gsm8k_train_{index}", question, answer, answer.split("####")[-1].strip())
+
+
+class CalibrationSelectionTest(unittest.TestCase):
+    def test_last_n_of_the_shuffled_order_in_that_order(self) -> None:
+        items = [item(i, f"question {i}") for i in range(10)]
+        order = [3, 9, 0, 7, 1, 8, 2, 6, 5, 4]
+        chosen = sample_calibration.calibration_tasks(items, order, 4)
+        self.assertEqual([t.index for t in chosen], [2, 6, 5, 4])
+        with self.assertRaisesRegex(Exception, "not a permutation"):
+            sample_calibration.calibration_tasks(items, [0] * 10, 4)
+        with self.assertRaisesRegex(Exception, "--tasks"):
+            sample_calibration.calibration_tasks(items, order, 11)
+
+    def test_rows_are_one_per_rollout_and_skip_unfinished_tasks(self) -> None:
+        tasks = [item(7400, "Q1"), item(12, "Q2"), item(99, "Q3")]
+        rows = sample_calibration.calibration_rows(tasks, [[1.0, 0.0], None, [-0.1, 0.9]])
+        self.assertEqual(rows, [
+            {"task_id": "gsm8k_train_7400", "prompt": "Q1", "reward": 1.0},
+            {"task_id": "gsm8k_train_7400", "prompt": "Q1", "reward": 0.0},
+            {"task_id": "gsm8k_train_99", "prompt": "Q3", "reward": -0.1},
+            {"task_id": "gsm8k_train_99", "prompt": "Q3", "reward": 0.9},
+        ])
+
+    def test_on_gsm8k_the_tasks_are_held_out_from_60_steps_of_training(self) -> None:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            self.skipTest("numpy is not installed (the cookbook's environment has it)")
+        items = load_gsm8k(support.GSM8K_DIR, "train")
+        order = sample_calibration.shuffled_order(len(items), 0)
+        chosen = sample_calibration.calibration_tasks(items, order, 64)
+        self.assertEqual(len({t.index for t in chosen}), 64)
+        trained = set(order[: 60 * 32])  # the most either arm reaches: 60 steps x 32 tasks
+        self.assertFalse(trained & {t.index for t in chosen})
+        self.assertEqual([t.index for t in chosen], order[-64:])
+        self.assertEqual(sample_calibration.shuffled_order(len(items), 0), order)  # deterministic
+
+
+class EvalOutputTest(unittest.TestCase):
+    def test_rows_are_graded_numeric_exact(self) -> None:
+        it = Gsm8kItem(17, "gsm8k_test_17", "q", "... #### 1,000", "1000")
+        self.assertEqual(eval_gsm8k.eval_row(it, "so \\boxed{1000.00}"), {"item_id": "gsm8k_test_17", "correct": True, "answer": "1000.00", "response": "so \\boxed{1000.00}"})
+        self.assertEqual(eval_gsm8k.eval_row(it, "no box, 1000"), {"item_id": "gsm8k_test_17", "correct": False, "answer": None, "response": "no box, 1000"})
+        self.assertFalse(eval_gsm8k.eval_row(it, "\\boxed{999}")["correct"])
+
+    def test_limit_takes_the_first_items_and_user_turn_has_the_suffix(self) -> None:
+        items = load_gsm8k(support.GSM8K_DIR, "test")
+        self.assertEqual(len(items), 1319)
+        self.assertEqual([i.index for i in eval_gsm8k.select_items(items, 100)], list(range(100)))
+        self.assertEqual(len(eval_gsm8k.select_items(items, None)), 1319)
+        self.assertEqual(eval_gsm8k.user_turn("What is 2+2?"), {"role": "user", "content": "What is 2+2? Write your answer in \\boxed{} format."})
+
+    def test_missing_api_key_is_a_clear_exit_2(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            code, _, err = run_script(eval_gsm8k, ["--checkpoint", "base", "--spec", support.SPEC_PATH, "--out", os.path.join(d, "e.jsonl"), "--data-dir", support.GSM8K_DIR, "--limit", "3"], env={"TINKER_API_KEY": ""})
+        self.assertEqual(code, 2)
+        self.assertIn("TINKER_API_KEY is not set", err)
+
+
+class RunArmTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="run-arm-")
+        self.questions = support.train_questions()
+
+    def tearDown(self) -> None:
+        fakes.uninstall()
+
+    def args(self, arm: str, steps: int = 3) -> list[str]:
+        return ["--arm", arm, "--spec", support.SPEC_PATH, "--log-path", os.path.join(self.dir, arm), "--steps", str(steps), "--data-dir", support.GSM8K_DIR]
+
+    def reward(self, step: int, group: int, k: int) -> float:
+        return (-0.1, 0.0, 0.9, 1.0)[(step * 7 + group * 3 + k) % 4]
+
+    def test_missing_tinker_is_exit_2_with_how_to_install(self) -> None:
+        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
+
+    def test_missing_api_key_and_unknown_arm(self) -> None:
+        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": ""})
+        self.assertEqual((code, "TINKER_API_KEY" in err), (2, True))
+        code, _, err = run_script(run_arm, self.args("nope"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2)
+        self.assertIn("grpo_g8", err)
+
+    def test_grpo_arm_runs_the_recipe_with_the_spec_settings(self) -> None:
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        code, out, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        (cfg,) = recipe.seen_configs
+        self.assertEqual(
+            (cfg.model_name, cfg.env, cfg.group_size, cfg.groups_per_batch, cfg.learning_rate, cfg.lora_rank, cfg.max_tokens, cfg.kl_penalty_coef, cfg.seed, cfg.max_steps, cfg.renderer_name),
+            ("Qwen/Qwen3.5-2B", "gsm8k", 8, 4, 3e-05, 32, 512, 0.0, 0, 3, "qwen3_5_disable_thinking"),
+        )
+        summary = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual(summary["final_sampler_path"], "tinker://fake/sampler_weights/final")
+        with open(summary["advantages_log"]) as handle:
+            lines = [json.loads(line) for line in handle]
+        self.assertEqual([(l["step"], l["rollouts"], l["group_size"], l["estimator"]) for l in lines], [(s, 32, 8, "group_mean") for s in range(3)])
+        # The hook is gone after the run.
+        self.assertIs(sys.modules["tinker_cookbook.rl.train"].compute_advantages, fakes.stock_compute_advantages)
+
+    def test_gs1_arm_through_rl_adv_serve(self) -> None:
+        command = support.rl_adv_command()
+        if command is None:
+            self.skipTest(support.SKIP_SERVE)
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        argv = self.args("gs1_tfidf_g1", steps=2) + ["--rl-adv", " ".join(command)]
+        code, out, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        with open(json.loads(out.strip().splitlines()[-1])["advantages_log"]) as handle:
+            lines = [json.loads(line) for line in handle]
+        self.assertEqual(len(lines), 2)
+        expected_b = preflight.kernel_reference_pure(self.questions, self.questions[32:64], lines[1]["rewards"], 0.1)
+        for got, want in zip(lines[1]["baselines"], expected_b):
+            self.assertAlmostEqual(got, want, delta=1e-12)
+        self.assertEqual((lines[1]["rollouts"], lines[1]["group_size"], lines[1]["max_self_weight"]), (32, 1, 0.0))
+
+    def test_guard_refuses_constant_reward_group_removal(self) -> None:
+        recipe = fakes.FakeRecipe(self.questions, self.reward, config_overrides={"remove_constant_reward_groups": True})
+        fakes.install(recipe)
+        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2)
+        self.assertIn("remove_constant_reward_groups is on", err)
+
+    def test_existing_log_path_is_refused_without_overwrite(self) -> None:
+        os.makedirs(os.path.join(self.dir, "grpo_g8"))
+        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2)
+        self.assertIn("--overwrite", err)
+
+
+class PreflightLogicTest(unittest.TestCase):
+    def test_compare_tolerance_and_cosine(self) -> None:
+        ok = preflight.compare([1.0, 2.0 + 1e-7], [1.0, 2.0], atol=1e-6, rtol=0.0)
+        self.assertTrue(ok["passed"])
+        self.assertFalse(ok["bit_identical"])
+        self.assertAlmostEqual(ok["max_abs_error"], 1e-7, delta=1e-12)
+        self.assertFalse(preflight.compare([1.0, 2.1], [1.0, 2.0], atol=1e-6, rtol=1e-5)["passed"])
+        self.assertTrue(preflight.compare([100.0 + 5e-4], [100.0], atol=0.0, rtol=1e-5)["passed"])
+        # Within atol everywhere, but pointing the other way: the cosine check fails it.
+        flipped = preflight.compare([1e-6, -1e-6], [-1e-6, 1e-6], atol=1e-5, rtol=0.0, min_cosine=0.9999)
+        self.assertAlmostEqual(flipped["cosine_similarity"], -1.0, places=12)
+        self.assertFalse(flipped["passed"])
+        self.assertEqual(preflight.compare([0.0], [0.0], 0, 0, 0.9999)["cosine_similarity"], 1.0)
+        self.assertTrue(preflight.compare([0.0], [0.0], 0, 0, 0.9999)["bit_identical"])
+
+    def test_loss_and_gradient_at_ratio_one(self) -> None:
+        self.assertEqual(preflight.is_loss([0.5, -0.25], [2, 4]), -(1.0 - 1.0))
+        self.assertEqual(preflight.is_gradient([0.5, -0.25], [2, 1]), [-0.5, -0.5, 0.25])
+
+    def test_pure_reference_limits(self) -> None:
+        corpus = ["the cat sat", "the dog ran", "a bird flew"]
+        # Identical prompts: every weight equal, b is the LOO batch mean.
+        b = preflight.kernel_reference_pure(corpus, ["the cat sat"] * 3, [1.0, 0.0, 0.5], 0.1)
+        for got, want in zip(b, [0.25, 0.75, 0.5]):
+            self.assertAlmostEqual(got, want, places=15)
+        # Two similar prompts and one orthogonal: T -> 0 puts all weight on the most similar other prompt.
+        b = preflight.kernel_reference_pure(corpus, ["the cat sat", "the cat ran", "a bird flew"], [1.0, 0.0, 0.5], 0.001)
+        self.assertAlmostEqual(b[0], 0.0, places=12)
+        self.assertAlmostEqual(b[1], 1.0, places=12)
+
+    def test_pure_tfidf_matches_scikit_learn_when_available(self) -> None:
+        try:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+        except ImportError:
+            self.skipTest("scikit-learn is not installed")
+        corpus = support.train_questions()[:500]
+        docs = corpus[:20] + ["Unknown words only: zyxw qqq", "Émile's 3 apples, 2nd try"]
+        ref = TfidfVectorizer().fit(corpus)
+        x = ref.transform(docs)
+        vocab = ref.vocabulary_
+        for i, vec in enumerate(preflight.tfidf_vectors_pure(corpus, docs)):
+            row = {t: x[i, j] for t, j in vocab.items() if x[i, j] != 0}
+            self.assertEqual(set(vec), set(row))
+            for t in vec:
+                self.assertAlmostEqual(vec[t], row[t], delta=1e-15)
+
+    def test_default_fixed_batch_shape_and_determinism(self) -> None:
+        questions = support.train_questions()
+        batch = preflight.default_fixed_batch(questions)
+        self.assertEqual([len(g["rewards"]) for g in batch["grpo"]], [8] * 4)
+        self.assertEqual([len(g["rewards"]) for g in batch["gs1"]], [1] * 32)
+        self.assertEqual(batch["grpo"][0]["question"], questions[7100])
+        self.assertEqual(batch["gs1"][-1]["question"], questions[7141])
+        self.assertEqual(batch, preflight.default_fixed_batch(questions))
+        self.assertTrue(all(r in preflight.REWARD_VALUES for g in batch["grpo"] + batch["gs1"] for r in g["rewards"]))
+
+    def test_spec_tolerances(self) -> None:
+        spec = read_json(support.SPEC_PATH)
+        tol = preflight.spec_tolerances(spec)
+        self.assertEqual(tol["baseline_loss"], {"atol": 1e-06, "rtol": 1e-05})
+        self.assertEqual(tol["reference_gradient"]["min_cosine"], 0.9999)
+
+
+class PreflightEndToEndTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.command = support.rl_adv_command()
+        if self.command is None:
+            self.skipTest(support.SKIP_SERVE)
+        self.dir = tempfile.mkdtemp(prefix="preflight-")
+        self.out = os.path.join(self.dir, "preflight.json")
+
+    def tearDown(self) -> None:
+        fakes.uninstall()
+
+    def argv(self) -> list[str]:
+        return ["--spec", support.SPEC_PATH, "--out", self.out, "--data-dir", support.GSM8K_DIR, "--rl-adv", " ".join(self.command)]
+
+    def install_cookbook(self) -> dict:
+        mods = fakes.install()
+        # rl/problem_env.ProblemGroupBuilder, rl/types, completers and tinker.ModelInput are what the baseline check builds.
+        return mods
+
+    def test_all_checks_pass_on_the_fake_cookbook(self) -> None:
+        self.install_cookbook()
+        code, _, err = run_script(preflight, self.argv())
+        self.assertEqual(code, 0, err)
+        report = read_json(self.out)
+        self.assertTrue(report["passed"])
+        self.assertEqual(
+            set(report["checks"]),
+            {"baseline_advantages", "baseline_loss", "baseline_gradient", "reference_baseline_b", "reference_advantages", "reference_self_weight", "reference_loss", "reference_gradient"},
+        )
+        # float64 centring then float32 vs the stock float32 centring: equal to float32 rounding.
+        self.assertLess(report["checks"]["baseline_advantages"]["max_abs_error"], 1e-7)
+        self.assertEqual(report["checks"]["reference_self_weight"]["max_self_weight"], 0.0)
+
+    def test_a_wrong_stock_function_fails_the_baseline_check(self) -> None:
+        mods = self.install_cookbook()
+        torch = mods["torch"]
+        # A stock function centring on the batch mean instead of the group mean.
+        mods["tinker_cookbook.rl.data_processing"].compute_advantages = lambda groups: [
+            torch.tensor([r - sum(r2 for g2 in groups for r2 in g2.get_total_rewards()) / sum(len(g2.trajectories_G) for g2 in groups) for r in g.get_total_rewards()])
+            for g in groups
+        ]
+        code, _, err = run_script(preflight, self.argv())
+        self.assertEqual(code, 1)
+        self.assertIn("baseline_advantages", err)
+        self.assertFalse(read_json(self.out)["passed"])
+
+    def test_skip_baseline_needs_no_cookbook(self) -> None:
+        code, _, err = run_script(preflight, self.argv() + ["--skip-baseline"])
+        self.assertEqual(code, 0, err)
+        report = read_json(self.out)
+        self.assertNotIn("baseline_advantages", report["checks"])
+        self.assertTrue(report["checks"]["reference_baseline_b"]["passed"])
+
+    def test_without_the_cookbook_the_baseline_check_says_how_to_install(self) -> None:
+        code, _, err = run_script(preflight, self.argv())
+        self.assertEqual(code, 2)
+        self.assertIn("pip install -r", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,223 @@
+// rl-adv calibrate: the B_eff calibration of METHOD.md section 4 on calibration.jsonl rows.
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow, type CalibrateBeffOptions } from '../../calibration/beff.js';
+import { RlAdvantagesError } from '../../errors.js';
+import { parseEstimatorName } from '../../estimators/registry.js';
+import { needsVectorizer } from '../estimator.js';
+import { num, table } from '../format.js';
+import { atRow, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
+import { addVectorizerOptions, integerOption, listOption } from '../options.js';
+import { CliUsageError, withExamples, type CliIo } from '../core.js';
+
+interface CalibrateOptions {
+  input: string;
+  corpus?: string;
+  corpusField: string;
+  vectorizer?: string;
+  batchSize: number;
+  estimators: string[];
+  reference: string;
+  batches: number;
+  bootstrap: number;
+  bootstrapBatches?: number;
+  seed: string;
+  json?: boolean;
+}
+
+/** The library's option names, as the command line spells them. */
+const OPTION_NAMES: Readonly<Record<string, string>> = {
+  batchSize: '--batch-size',
+  batches: '--batches',
+  bootstrap: '--bootstrap',
+  bootstrapBatches: '--bootstrap-batches',
+  estimators: '--estimators',
+  estimator: '--estimators',
+  reference: '--reference',
+  seed: '--seed',
+  vectorizer: '--corpus/--vectorizer',
+};
+
+/** The `--json` form: exactly the keys of the issue, snake_case. */
+export function calibrationJson(c: BeffCalibration): object {
+  const estimators: Record<string, object> = {};
+  for (const [name, e] of Object.entries(c.estimators)) {
+    estimators[name] = {
+      mse_raw: e.mseRaw,
+      mse_corrected: e.mseCorrected,
+      beff: e.beff,
+      ratio: e.ratio,
+      ratio_se: e.ratioSe,
+      ratio_ci95: e.ratioCi95 === null ? null : [e.ratioCi95[0], e.ratioCi95[1]],
+    };
+  }
+  return {
+    tasks: c.tasks,
+    rollouts: c.rollouts,
+    batch_size: c.batchSize,
+    batches: c.batches,
+    mode: c.mode,
+    sigma_eps2: c.sigmaEps2,
+    reference: c.reference,
+    estimators,
+  };
+}
+
+/** The readable form: the set-up, then one row per estimator. */
+export function calibrationText(c: BeffCalibration): string {
+  const mode =
+    c.mode === 'corrected'
+      ? `corrected mode (every task has G >= 2 rollouts), sigma_eps^2 = ${num(c.sigmaEps2)}`
+      : 'single-rollout mode (one rollout a task: the target is r itself, no sigma_eps^2, no B_eff)';
+  const bootstrap =
+    c.bootstrapReplicates > 0
+      ? `${c.bootstrapReplicates} bootstrap replicates of ${c.bootstrapBatches} batches`
+      : 'no bootstrap';
+  const rows = Object.entries(c.estimators).map(([name, e]) => [
+    name,
+    num(e.mseRaw),
+    num(e.mseCorrected),
+    num(e.beff, 2),
+    num(e.ratio),
+    num(e.ratioSe),
+    e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
+  ]);
+  return (
+    `B_eff calibration (METHOD.md section 4): ${c.tasks} tasks, ${c.rollouts} rollouts, ${mode}\n` +
+    `B = ${c.batchSize}, ${c.batches} batches, ${bootstrap}, seed ${JSON.stringify(c.seed)}\n\n` +
+    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI'], rows) +
+    '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
+  );
+}
+
+/** Reads calibration rows `{task_id, prompt, reward}` (other fields ignored). */
+function readRows(rows: readonly Row[]): CalibrationRow[] {
+  const what = 'each row is one rollout {task_id, prompt, reward}';
+  const first = new Map<string, Row>();
+  return rows.map((row) => {
+    const taskId = row.string('task_id', what);
+    const prompt = row.string('prompt', what);
+    const reward = row.number('reward', what);
+    const earlier = first.get(taskId);
+    if (earlier === undefined) first.set(taskId, row);
+    else if (earlier.value.prompt !== prompt) {
+      throw row.error(
+        'prompt',
+        `differs from the prompt of task ${JSON.stringify(taskId)} on line ${earlier.line}; every rollout of a task has the same prompt`,
+      );
+    }
+    return { task_id: taskId, prompt, reward };
+  });
+}
+
+/** A progress bar on stderr, only when stderr is a terminal (never in a pipe or a log file). */
+function progress(io: CliIo): { onProgress?: (done: number, total: number) => void; stop(): void } {
+  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return { stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { stream: io.stderr, format: 'calibrating [{bar}] {percentage}% | {value}/{total} batches | ETA {eta}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress: (done, total) => {
+      if (!started) {
+        bar.start(total, done);
+        started = true;
+      } else bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  const names = [options.reference, ...options.estimators];
+  for (const name of names) {
+    try {
+      parseEstimatorName(name);
+    } catch (error) {
+      if (error instanceof RlAdvantagesError) {
+        throw new CliUsageError(`${name === options.reference ? '--reference' : '--estimators'} ${name}: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  const kernels = names.filter(needsVectorizer);
+  if (kernels.length > 0 && options.corpus === undefined && options.vectorizer === undefined) {
+    throw new CliUsageError(
+      `${kernels.join(', ')} weigh${kernels.length === 1 ? 's' : ''} rollouts by prompt similarity: give --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
+    );
+  }
+  const vectorizer = await loadVectorizer(options, io);
+  const file = options.input;
+  const rows = await readJsonl(file, io, '--input');
+  const lineOf = (i: number) => rows[i]?.line;
+  let tasks;
+  try {
+    tasks = groupCalibrationRows(readRows(rows));
+  } catch (error) {
+    if (error instanceof RlAdvantagesError) throw atRow(error, file, {}, lineOf);
+    throw error;
+  }
+  // Task k's first row, for errors the calibration raises about task k.
+  const firstLine = new Map<string, number>();
+  for (const row of rows) if (!firstLine.has(row.value.task_id as string)) firstLine.set(row.value.task_id as string, row.line);
+
+  const bar = progress(io);
+  const calibrateOptions: CalibrateBeffOptions = {
+    batchSize: options.batchSize,
+    batches: options.batches,
+    bootstrap: options.bootstrap,
+    estimators: options.estimators,
+    reference: options.reference,
+    // An integer seed is the number (so `--seed 7` reproduces `calibrateBeff(tasks, { seed: 7 })`).
+    seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
+    ...(options.bootstrapBatches === undefined ? {} : { bootstrapBatches: options.bootstrapBatches }),
+    ...(vectorizer === undefined ? {} : { vectorizer }),
+    ...(bar.onProgress === undefined ? {} : { onProgress: bar.onProgress }),
+  };
+  let result: BeffCalibration;
+  try {
+    result = calibrateBeff(tasks, calibrateOptions);
+  } catch (error) {
+    if (!(error instanceof RlAdvantagesError)) throw error;
+    const option = error.field === undefined ? undefined : OPTION_NAMES[error.field];
+    if (option !== undefined) throw new CliUsageError(`${option}: ${error.message}`);
+    // Errors about a task (e.g. mixed group sizes) name it by its index among the tasks.
+    const task = error.index === undefined ? undefined : tasks[error.index];
+    throw inputError(file, task === undefined ? undefined : firstLine.get(task.taskId), undefined, error.message);
+  } finally {
+    bar.stop();
+  }
+  io.stdout.write(options.json === true ? JSON.stringify(calibrationJson(result), null, 2) + '\n' : calibrationText(result));
+}
+
+/** Registers `rl-adv calibrate`. */
+export function register(program: Command, io: CliIo): void {
+  const command = program
+    .command('calibrate')
+    .summary('B_eff calibration of estimators on rollouts from the starting policy')
+    .description(
+      'Scores advantage estimators by their effective batch size B_eff (METHOD.md section 4) on common random\n' +
+        'batches of B distinct tasks, relative to a reference (default the LOO batch mean), with a Monte-Carlo\n' +
+        'standard error and a 95% bootstrap interval (tasks resampled) per ratio; one seed drives every draw.\n' +
+        'Input: JSON lines, one rollout a line: {"task_id": "gsm8k_train_7400", "prompt": "...", "reward": 1}.\n' +
+        'Every task has G >= 2 rollouts (corrected mode) or every task has exactly 1 (single-rollout mode).',
+    )
+    .requiredOption('--input <file>', 'the calibration rollouts, JSON lines ("-" for standard input)');
+  addVectorizerOptions(command)
+    .option('--batch-size <n>', 'B, distinct tasks per batch', integerOption(2), 32)
+    .option('--estimators <names>', 'comma-separated estimators to score', listOption, ['tfidf_kernel_loo_T0.1'])
+    .option('--reference <name>', 'the estimator every ratio is relative to', 'loo_batch_mean')
+    .option('--batches <n>', 'M, Monte-Carlo batches', integerOption(2), 20000)
+    .option('--bootstrap <n>', 'bootstrap replicates (0: none)', integerOption(0), 200)
+    .option('--bootstrap-batches <n>', 'batches per bootstrap replicate (default min(batches, 500))', integerOption(2))
+    .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
+    .option('--json', 'print {tasks, rollouts, batch_size, batches, mode, sigma_eps2, reference, estimators: {...}}')
+    .action(async (options: CalibrateOptions) => run(options, io));
+  withExamples(command, [
+    'rl-adv calibrate --input calibration.jsonl --corpus ../shared/data/gsm8k/train.jsonl',
+    'rl-adv calibrate --input calibration.jsonl --vectorizer gsm8k-train.tfidf.json --estimators tfidf_kernel_loo_T0.1,length_bucket_loo --json > calibration.json',
+  ]);
+}

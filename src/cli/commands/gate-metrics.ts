@@ -1,0 +1,147 @@
+// rl-adv gate-metrics: the activation gate's metrics from a calibration and the pilot's advantage logs,
+// printed as the JSON object `rl-adv gate --metrics` reads.
+import type { Command } from 'commander';
+import type { BeffCalibration, EstimatorCalibration } from '../../calibration/beff.js';
+import { RlAdvantagesError } from '../../errors.js';
+import { describe } from '../../internal/validate.js';
+import { GATE_METRIC_NAMES, gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetrics } from '../../study/gate-metrics.js';
+import { num, table } from '../format.js';
+import { inputError, lineOfPath, parseJson, readText } from '../io.js';
+import { CliUsageError, withExamples, type CliIo } from '../core.js';
+import { readSpec } from '../spec.js';
+
+interface GateMetricsOptions {
+  spec: string;
+  calibration: string;
+  pilotLog: string[];
+  json?: boolean;
+}
+
+type CalibrationFigures = Pick<BeffCalibration, 'reference' | 'sigmaEps2' | 'estimators'>;
+
+/**
+ * Reads the `rl-adv calibrate --json` output: `reference`, `sigma_eps2` (null in single-rollout mode)
+ * and, per estimator, `ratio` and `mse_corrected` (the other keys are not needed and not checked).
+ */
+async function readCalibration(file: string, io: CliIo): Promise<CalibrationFigures> {
+  const text = await readText(file, io, '--calibration');
+  const value = parseJson(text, file);
+  const fail = (path: string, message: string): never => {
+    throw inputError(file, lineOfPath(text, path), path, message);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw inputError(file, undefined, undefined, `must hold the JSON object rl-adv calibrate --json prints, got ${describe(value)}`);
+  }
+  const c = value as Record<string, unknown>;
+  if (typeof c.reference !== 'string') fail('reference', `must be an estimator name, got ${describe(c.reference)}`);
+  const sigma = c.sigma_eps2;
+  if (sigma !== null && (typeof sigma !== 'number' || !Number.isFinite(sigma))) {
+    fail('sigma_eps2', `must be a finite number (or null in single-rollout mode), got ${describe(sigma)}`);
+  }
+  if (typeof c.estimators !== 'object' || c.estimators === null || Array.isArray(c.estimators)) {
+    fail('estimators', `must be an object of estimator name -> figures, got ${describe(c.estimators)}`);
+  }
+  const estimators: Record<string, EstimatorCalibration> = {};
+  for (const [name, figures] of Object.entries(c.estimators as Record<string, unknown>)) {
+    const path = `estimators.${name}`;
+    if (typeof figures !== 'object' || figures === null || Array.isArray(figures)) fail(path, `must be an object, got ${describe(figures)}`);
+    const f = figures as Record<string, unknown>;
+    for (const key of ['ratio', 'mse_corrected']) {
+      if (typeof f[key] !== 'number' || !Number.isFinite(f[key])) fail(`${path}.${key}`, `must be a finite number, got ${describe(f[key])}`);
+    }
+    estimators[name] = {
+      mseRaw: f.mse_raw as number,
+      mseCorrected: f.mse_corrected as number,
+      beff: (f.beff ?? null) as number | null,
+      ratio: f.ratio as number,
+      ratioSe: f.ratio_se as number,
+      ratioCi95: (f.ratio_ci95 ?? null) as [number, number] | null,
+    };
+  }
+  return { reference: c.reference as string, sigmaEps2: sigma as number | null, estimators };
+}
+
+/** `ARM=FILE` (the file's rows are that arm's; each row's `arm` must agree) or `FILE` (rows grouped by `arm`). */
+function splitPilotLog(value: string): { arm?: string; file: string } {
+  const m = /^([^=/\\]+)=(.+)$/.exec(value);
+  return m === null ? { file: value } : { arm: m[1] as string, file: m[2] as string };
+}
+
+async function readPilotLogs(values: readonly string[], io: CliIo): Promise<Record<string, AdvantageLogRow[]>> {
+  const logs: Record<string, AdvantageLogRow[]> = {};
+  for (const value of values) {
+    const { arm, file } = splitPilotLog(value);
+    const text = await readText(file, io, '--pilot-log');
+    let rows: AdvantageLogRow[];
+    try {
+      rows = parseAdvantageLog(text, file);
+    } catch (error) {
+      // parseAdvantageLog already names the file, line and field.
+      if (error instanceof RlAdvantagesError) throw new CliUsageError(error.message);
+      throw error;
+    }
+    if (rows.length === 0) throw inputError(file, undefined, undefined, 'holds no log rows (one JSON object a training step)');
+    const lines = text.split('\n');
+    let row = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if ((lines[i] as string).trim() === '') continue;
+      const r = rows[row++] as AdvantageLogRow;
+      if (arm !== undefined && r.arm !== arm) {
+        throw inputError(file, i + 1, 'arm', `is ${JSON.stringify(r.arm)}, but --pilot-log ${arm}=${file} says the file is arm ${JSON.stringify(arm)}`);
+      }
+      (logs[r.arm] ??= []).push(r);
+    }
+  }
+  return logs;
+}
+
+/** The readable form: each gate metric and its value, or why it is missing. */
+export function metricsText(metrics: GateMetrics): string {
+  const rows = GATE_METRIC_NAMES.map((name) => [name, metrics[name] === undefined ? 'missing' : num(metrics[name], 6)]);
+  return table(['metric', 'value'], rows) + '\n(a missing metric fails its gate check; --json prints the object rl-adv gate --metrics reads)\n';
+}
+
+async function run(options: GateMetricsOptions, io: CliIo): Promise<void> {
+  const spec = await readSpec(options.spec, io);
+  if (options.pilotLog.length === 0) {
+    throw new CliUsageError('give the pilot advantage logs with --pilot-log ARM=FILE (once per arm)');
+  }
+  const calibration = await readCalibration(options.calibration, io);
+  const pilotLogs = await readPilotLogs(options.pilotLog, io);
+  let metrics: GateMetrics;
+  try {
+    metrics = gateMetrics({ calibration, pilotLogs, arms: spec.arms });
+  } catch (error) {
+    if (error instanceof RlAdvantagesError) throw new CliUsageError(`--pilot-log: ${error.message}`);
+    throw error;
+  }
+  io.stdout.write(options.json === true ? JSON.stringify(metrics, null, 2) + '\n' : metricsText(metrics));
+}
+
+/** Registers `rl-adv gate-metrics`. */
+export function register(program: Command, io: CliIo): void {
+  const command = program
+    .command('gate-metrics')
+    .summary("compute the activation gate's metrics from a calibration and pilot logs")
+    .description(
+      "Computes every metric of the spec's activation_gate (METHOD.md section 6): the offline B_eff ratio from\n" +
+        'the calibration (the output of rl-adv calibrate --json) and the pilot metrics from the per-step\n' +
+        'advantage logs (advantages.jsonl, one training step of one arm a line). A metric that cannot be\n' +
+        'computed is left out, and rl-adv gate then fails its check as missing.',
+    )
+    .requiredOption('--spec <file>', 'the study spec (JSON): which arm is GS1 and which GRPO')
+    .requiredOption('--calibration <file>', 'the output of rl-adv calibrate --json')
+    .option(
+      '--pilot-log <arm=file>',
+      "a pilot's advantage log; ARM=FILE checks that every row is that arm's, FILE alone groups rows by their arm (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--json', 'print the metrics object (the input of rl-adv gate --metrics)')
+    .action(async (options: GateMetricsOptions) => run(options, io));
+  withExamples(command, [
+    'rl-adv gate-metrics --spec gs1-vs-grpo.spec.json --calibration calibration.json \\\n' +
+      '    --pilot-log grpo_g8=pilot/grpo_g8/advantages.jsonl --pilot-log gs1_tfidf_g1=pilot/gs1_tfidf_g1/advantages.jsonl --json > metrics.json',
+    'rl-adv gate --spec gs1-vs-grpo.spec.json --metrics metrics.json',
+  ]);
+}

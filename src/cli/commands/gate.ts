@@ -1,0 +1,89 @@
+// rl-adv gate: the activation gate of a spec against measured metrics. Exit 1 when it fails.
+import type { Command } from 'commander';
+import { RlAdvantagesError } from '../../errors.js';
+import { describe } from '../../internal/validate.js';
+import { evaluateGate, type GateResult } from '../../study/gate.js';
+import { num, table } from '../format.js';
+import { inputError, lineOfPath, parseJson, readText } from '../io.js';
+import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
+import { readSpec } from '../spec.js';
+
+interface GateOptions {
+  spec: string;
+  metrics: string;
+  json?: boolean;
+}
+
+/**
+ * Reads a metrics file: a JSON object of metric name -> number (null for a metric not measured,
+ * which fails its check as missing). Names the gate does not check are kept and ignored.
+ */
+export async function readMetrics(file: string, io: CliIo): Promise<Record<string, number | null>> {
+  const text = await readText(file, io, '--metrics');
+  const value = parseJson(text, file);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw inputError(file, undefined, undefined, `must hold a JSON object of metric name -> number, got ${describe(value)}`);
+  }
+  const metrics: Record<string, number | null> = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v !== null && (typeof v !== 'number' || !Number.isFinite(v))) {
+      throw inputError(file, lineOfPath(text, name), name, `must be a number (or null when not measured), got ${describe(v)}`);
+    }
+    metrics[name] = v;
+  }
+  return metrics;
+}
+
+/** The `--json` form: exactly {passed, checks: [{metric, value, min, max, status}]}. */
+export function gateJson(result: GateResult): { passed: boolean; checks: object[] } {
+  return {
+    passed: result.passed,
+    checks: result.checks.map((c) => ({ metric: c.metric, value: c.value, min: c.min, max: c.max, status: c.status })),
+  };
+}
+
+/** The readable form: one row per check, then the verdict. */
+export function gateText(result: GateResult): string {
+  const rows = result.checks.map((c) => [c.metric, num(c.value), num(c.min), num(c.max), c.status, c.reason]);
+  const failed = result.checks.filter((c) => c.status !== 'pass');
+  const verdict = result.passed
+    ? `activation gate: PASSED (all ${result.checks.length} checks)`
+    : `activation gate: FAILED (${failed.length} of ${result.checks.length} checks did not pass: ${failed.map((c) => c.metric).join(', ')})`;
+  const note = result.applicable ? '' : 'note: the spec marks the activation gate as not applicable\n';
+  return table(['metric', 'value', 'min', 'max', 'status', 'reason'], rows) + '\n' + note + verdict + '\n';
+}
+
+async function run(options: GateOptions, io: CliIo): Promise<void> {
+  const spec = await readSpec(options.spec, io);
+  const metrics = await readMetrics(options.metrics, io);
+  let result: GateResult;
+  try {
+    result = evaluateGate(spec.activationGate, metrics);
+  } catch (error) {
+    if (error instanceof RlAdvantagesError) throw inputError(options.metrics, undefined, error.field, error.message);
+    throw error;
+  }
+  io.stdout.write(options.json === true ? JSON.stringify(gateJson(result), null, 2) + '\n' : gateText(result));
+  if (!result.passed) throw new CliExit(EXIT_CODES.gateFailed);
+}
+
+/** Registers `rl-adv gate`. */
+export function register(program: Command, io: CliIo): void {
+  const command = program
+    .command('gate')
+    .summary("check measured metrics against the spec's activation gate (exit 1 if it fails)")
+    .description(
+      "Evaluates the spec's activation_gate (METHOD.md section 6): every check's metric must be present,\n" +
+        'finite and within its inclusive min/max. The gate is never relaxed. Exit 0 when it passes, 1 when\n' +
+        'it fails, 2 for bad input. --metrics is a JSON object of metric name -> number (as rl-adv\n' +
+        'gate-metrics prints it).',
+    )
+    .requiredOption('--spec <file>', 'the study spec (JSON)')
+    .requiredOption('--metrics <file>', 'the measured metrics (JSON object)')
+    .option('--json', 'print {passed, checks: [{metric, value, min, max, status}]}')
+    .action(async (options: GateOptions) => run(options, io));
+  withExamples(command, [
+    'rl-adv gate --spec gs1-vs-grpo.spec.json --metrics metrics.json',
+    "echo '{\"offline_beff_ratio_tfidf_vs_loo_mean\": 0.976}' > m.json && rl-adv gate --spec gs1-vs-grpo.spec.json --metrics m.json --json",
+  ]);
+}

@@ -1,0 +1,22 @@
+// Every rl-adv command, in the order `rl-adv --help` lists them.
+import type { Command } from 'commander';
+import type { CliIo } from '../core.js';
+import { register as advantages } from './advantages.js';
+import { register as calibrate } from './calibrate.js';
+import { register as decide } from './decide.js';
+import { register as gateMetrics } from './gate-metrics.js';
+import { register as gate } from './gate.js';
+import { register as plan } from './plan.js';
+import { register as serve } from './serve.js';
+import { register as tfidf } from './tfidf.js';
+
+/** A command module's registration function. */
+export type RegisterCommand = (program: Command, io: CliIo) => void;
+
+/** The commands, in help order. */
+export const COMMANDS: readonly RegisterCommand[] = [advantages, tfidf, serve, calibrate, gateMetrics, gate, decide, plan];
+
+/** Adds every command to `program`. */
+export function registerCommands(program: Command, io: CliIo): void {
+  for (const register of COMMANDS) register(program, io);
+}

@@ -1,0 +1,46 @@
+// rl-adv tfidf fit: fit the prompt vectorizer once and save it, so later commands load it instead
+// of refitting (and every run uses the very same vocabulary and idf).
+import type { Command } from 'commander';
+import { loadVectorizer, STDIO, writeText } from '../io.js';
+import { withExamples, type CliIo } from '../core.js';
+
+interface FitOptions {
+  corpus: string;
+  corpusField: string;
+  out: string;
+}
+
+async function fit(options: FitOptions, io: CliIo): Promise<void> {
+  const vectorizer = await loadVectorizer({ corpus: options.corpus, corpusField: options.corpusField }, io);
+  if (vectorizer === undefined) return; // unreachable: --corpus is required
+  await writeText(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out');
+  if (options.out !== STDIO) {
+    io.stderr.write(
+      `rl-adv: fitted on ${vectorizer.documents} documents, ${vectorizer.vocabulary.size} terms; saved to ${options.out}\n`,
+    );
+  }
+}
+
+/** Registers `rl-adv tfidf` and its subcommand `fit`. */
+export function register(program: Command, io: CliIo): void {
+  const tfidf = program
+    .command('tfidf')
+    .summary('fit and save the TF-IDF prompt vectorizer')
+    .description('The TF-IDF prompt vectorizer of the GS1 kernel (scikit-learn TfidfVectorizer() defaults).');
+  withExamples(tfidf, ['rl-adv tfidf fit --corpus train.jsonl --out vectorizer.json']);
+  const command = tfidf
+    .command('fit')
+    .description(
+      'Fits the vocabulary and idf on a corpus and writes the vectorizer as JSON, for --vectorizer of\n' +
+        'advantages, calibrate and serve. The corpus is JSON lines with the text in --corpus-field\n' +
+        '(default "question", as GSM8K train.jsonl) or a .txt file with one document a line.',
+    )
+    .requiredOption('--corpus <file>', 'the fitting corpus')
+    .option('--corpus-field <name>', 'the JSON-lines field holding each document', 'question')
+    .requiredOption('--out <file>', 'where to write the vectorizer JSON ("-" for standard output)')
+    .action(async (options: FitOptions) => fit(options, io));
+  withExamples(command, [
+    'rl-adv tfidf fit --corpus ../shared/data/gsm8k/train.jsonl --out gsm8k-train.tfidf.json',
+    'rl-adv tfidf fit --corpus prompts.txt --out prompts.tfidf.json',
+  ]);
+}

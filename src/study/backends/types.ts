@@ -1,0 +1,75 @@
+// What a study backend does for the orchestrator (src/study/run.ts): sample the calibration rollouts, train one
+// arm (pilot or full) while logging advantages.jsonl, and evaluate a policy greedily on test items. The orchestrator
+// owns the order of work (METHOD section 8), the gate, the decision and every summary; a backend only runs phases.
+import type { CalibrationRow } from '../../calibration/beff.js';
+import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import type { TfidfVectorizer } from '../../text/tfidf.js';
+import type { StudyArm, StudySpec } from '../spec.js';
+
+/** What every phase may read. */
+export interface StudyContext {
+  readonly spec: StudySpec;
+  /** Absolute path of the spec file (a real backend hands it to its drivers). */
+  readonly specPath: string;
+  /** The run folder. */
+  readonly dir: string;
+  /** The study seed (--seed). */
+  readonly seed: number;
+  /** The GSM8K folder. */
+  readonly dataDir: string;
+  readonly train: readonly Gsm8kItem[];
+  readonly test: readonly Gsm8kItem[];
+  /** TF-IDF fitted on the train questions (METHOD section 3). */
+  readonly vectorizer: TfidfVectorizer;
+  /** The data order: the seed-0 (arms' seed) shuffle of the train indices; the last 64 are the calibration set. */
+  readonly order: Int32Array;
+  /** Called with (done, total) as a phase advances. */
+  readonly progress: (done: number, total: number) => void;
+}
+
+/** One arm run: the pilot (3 steps) or the full arm. */
+export interface ArmRunRequest {
+  readonly arm: StudyArm;
+  readonly phase: 'pilot' | 'full';
+  readonly steps: number;
+  /** The arm's folder (holds advantages.jsonl and the backend's checkpoints). */
+  readonly dir: string;
+}
+
+/** What a finished arm run reports. */
+export interface ArmRunResult {
+  /** Mean reward of every step's rollouts, step 0 first. */
+  readonly rewardPerStep: readonly number[];
+  /** An opaque reference to the final policy, for {@link StudyBackend.evaluate} (a file or a tinker:// URI). */
+  readonly checkpoint: string;
+}
+
+/** One evaluated test item (the `rl-adv decide` prediction format). */
+export interface EvalRow {
+  readonly item_id: string;
+  readonly correct: boolean;
+}
+
+/** A backend-specific preflight check beside the library's own. */
+export interface BackendCheck {
+  readonly id: string;
+  readonly passed: boolean;
+  readonly detail: string;
+}
+
+/** A study backend. */
+export interface StudyBackend {
+  readonly name: 'sim' | 'tinker';
+  /** True for the simulated backend: every report says so. */
+  readonly simulation: boolean;
+  /** Settings that identify the backend's results (a resumed run must use the same ones). */
+  identity(): Record<string, unknown>;
+  /** Backend checks of METHOD section 8 step 1 (the library's estimator checks run for every backend). */
+  preflight(ctx: StudyContext): Promise<readonly BackendCheck[]>;
+  /** The starting policy's rollouts on the calibration tasks, `rollouts` each, written to `out` and returned. */
+  sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]>;
+  /** Trains one arm, resuming from its own checkpoint in `request.dir` when there is one. */
+  trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult>;
+  /** Greedy eval of `checkpoint` (`init` = the starting policy) on `items`, written to `out` and returned. */
+  evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]>;
+}

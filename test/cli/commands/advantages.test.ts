@@ -1,0 +1,153 @@
+// rl-adv advantages end to end: a real subprocess, compared with the library, and its bad input.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createEstimator } from '../../../src/estimators/registry.js';
+import { TfidfVectorizer } from '../../../src/text/tfidf.js';
+import { trainQuestions } from '../../helpers/paths.js';
+import { parseLines, rlAdv, tempDir, writeJsonl } from '../run.js';
+
+const dir = tempDir();
+let corpus: string[];
+let corpusFile: string;
+let rows: { prompt: string; reward: number; group: string; note: string }[];
+let inputFile: string;
+
+beforeAll(() => {
+  // A small slice of the GSM8K train questions keeps the fit fast; the batch reuses some of them.
+  corpus = trainQuestions().slice(0, 300);
+  corpusFile = writeJsonl(dir, 'corpus.jsonl', corpus.map((question, i) => ({ question, i })));
+  rows = Array.from({ length: 12 }, (_, i) => ({
+    prompt: corpus[(i * 7) % 5] as string, // 5 distinct prompts, repeated: groups of GRPO style
+    reward: [1, 0, 0.5, 1, 0, 0, 1, 1, 0, 0.25, 1, 0][i] as number,
+    group: `q${(i * 7) % 5}`,
+    note: 'extra fields are ignored',
+  }));
+  inputFile = writeJsonl(dir, 'rollouts.jsonl', rows);
+});
+
+function library(name: string, vectorizer?: TfidfVectorizer) {
+  const result = createEstimator(name, vectorizer ? { vectorizer } : {}).compute({
+    rewards: rows.map((r) => r.reward),
+    prompts: rows.map((r) => r.prompt),
+    groupIds: rows.map((r) => r.group),
+  });
+  return rows.map((_, i) => ({
+    advantage: result.advantages[i],
+    baseline: result.baselines[i],
+    loo_mean: result.looMean[i],
+  }));
+}
+
+describe('rl-adv advantages', () => {
+  it.each(['group_mean', 'group_mean_std', 'rloo', 'loo_batch_mean'])('%s: output rows equal the library, in input order', (name) => {
+    const run = rlAdv(['advantages', '--estimator', name, '--input', inputFile]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(parseLines(run.stdout)).toEqual(library(name));
+  });
+
+  it('tfidf_kernel_loo_T0.1 with --corpus equals the library with the vectorizer fitted on the same corpus', () => {
+    const run = rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--corpus', corpusFile, '--input', inputFile]);
+    expect(run.code).toBe(0);
+    const expected = library('tfidf_kernel_loo_T0.1', TfidfVectorizer.fit(corpus));
+    expect(parseLines(run.stdout)).toEqual(expected);
+    // The kernel baseline differs from the LOO batch mean here (else the test could not tell them apart).
+    expect(expected.some((r) => r.baseline !== r.loo_mean)).toBe(true);
+  });
+
+  it('reads stdin and writes --output; length_bucket_loo with a saved --vectorizer and a .txt corpus agree', () => {
+    const txt = join(dir, 'corpus.txt');
+    writeFileSync(txt, corpus.join('\n') + '\n');
+    const saved = join(dir, 'vec.json');
+    expect(rlAdv(['tfidf', 'fit', '--corpus', txt, '--out', saved]).code).toBe(0);
+    const out = join(dir, 'adv.jsonl');
+    const input = readFileSync(inputFile, 'utf8');
+    const run = rlAdv(['advantages', '--estimator', 'length_bucket_loo', '--vectorizer', saved, '--output', out], { input });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(parseLines(readFileSync(out, 'utf8'))).toEqual(library('length_bucket_loo', TfidfVectorizer.fit(corpus)));
+  });
+
+  it('kernel_loo_T<T> takes per-row "features"', () => {
+    const file = writeJsonl(dir, 'features.jsonl', [
+      { reward: 1, features: [1, 0] },
+      { reward: 1, features: [1, 0.1] },
+      { reward: 0, features: [0, 1] },
+      { reward: 0, features: [0.1, 1] },
+    ]);
+    const run = rlAdv(['advantages', '--estimator', 'kernel_loo_T0.5', '--input', file]);
+    expect(run.code).toBe(0);
+    const result = createEstimator('kernel_loo_T0.5').compute({
+      rewards: [1, 1, 0, 0],
+      features: [
+        [1, 0],
+        [1, 0.1],
+        [0, 1],
+        [0.1, 1],
+      ],
+    });
+    expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual(Array.from(result.baselines));
+  });
+
+  describe('bad input: exit 2, one line naming the file, line and field, no stack trace', () => {
+    const cases: [string, string, RegExp][] = [
+      ['a reward that is a string', '{"prompt": "a", "reward": 1}\n{"prompt": "b", "reward": "x"}\n', /bad\.jsonl:2: field "reward": must be a finite number, got "x"/],
+      ['a missing reward', '{"prompt": "a", "reward": 1}\n\n{"prompt": "b"}\n', /bad\.jsonl:3: field "reward": is missing/],
+      ['a line that is not JSON', '{"prompt": "a", "reward": 1}\n{"prompt": "b", reward: 0}\n', /bad\.jsonl:2: not valid JSON/],
+      ['a row that is not an object', '[1, 2]\n', /bad\.jsonl:1: must be a JSON object, got an array/],
+      ['a prompt on some rows only', '{"prompt": "a", "reward": 1}\n{"reward": 0}\n', /bad\.jsonl:2: field "prompt": is missing, but line 1 gives one/],
+      ['a prompt that is not a string', '{"prompt": "a", "reward": 1}\n{"prompt": 7, "reward": 0}\n', /bad\.jsonl:2: field "prompt": must be a string, got 7/],
+      ['an empty file', '\n\n', /bad\.jsonl: holds no rows/],
+    ];
+    it.each(cases)('%s', (_, text, message) => {
+      const file = join(dir, 'bad.jsonl');
+      writeFileSync(file, text);
+      const run = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file]);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(/^rl-adv: /);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it('a group of one under rloo names the line of that rollout', () => {
+      const file = writeJsonl(dir, 'rloo.jsonl', [
+        { reward: 1, group: 'a' },
+        { reward: 0, group: 'a' },
+        { reward: 1, group: 'b' },
+      ]);
+      const run = rlAdv(['advantages', '--estimator', 'rloo', '--input', file]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/rloo\.jsonl:3: field "group": is a group of one rollout/);
+    });
+
+    it('a group estimator without groups names the field', () => {
+      const file = writeJsonl(dir, 'nogroup.jsonl', [{ reward: 1 }, { reward: 0 }]);
+      const run = rlAdv(['advantages', '--estimator', 'group_mean', '--input', file]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/nogroup\.jsonl: field "group": is required/);
+    });
+
+    it('an unknown estimator, a kernel without a vectorizer, a missing file, both --corpus and --vectorizer', () => {
+      let run = rlAdv(['advantages', '--estimator', 'nope', '--input', inputFile]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--estimator nope: unknown estimator "nope"; known estimators: group_mean/)]);
+      run = rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--input', inputFile]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/needs a fitted TF-IDF vectorizer: start rl-adv advantages with --corpus FILE/)]);
+      run = rlAdv(['advantages', '--estimator', 'group_mean', '--input', join(dir, 'absent.jsonl')]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--input .*absent\.jsonl: cannot read it \(no such file\)/)]);
+      run = rlAdv(['advantages', '--estimator', 'group_mean', '--corpus', corpusFile, '--vectorizer', 'x.json', '--input', inputFile]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--corpus <file>' cannot be used with option '--vectorizer/)]);
+    });
+
+    it('a corpus row without the text field names the corpus file, line and field', () => {
+      const file = writeJsonl(dir, 'badcorpus.jsonl', [{ question: 'a b' }, { text: 'c d' }]);
+      const run = rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--corpus', file, '--input', inputFile]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/badcorpus\.jsonl:2: field "question": is missing \(each corpus row needs the document text in "question"; --corpus-field picks another field\)/);
+      const ok = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--corpus', file, '--corpus-field', 'text', '--input', inputFile]);
+      expect(ok.code).toBe(2); // row 1 has no "text": every row must give the field
+      expect(ok.stderr).toMatch(/badcorpus\.jsonl:1: field "text"/);
+    });
+  });
+});

@@ -1,0 +1,106 @@
+// rl-adv calibrate end to end: the figures equal calibrateBeff's for the same options and seed.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import seedrandom from 'seedrandom';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { calibrateBeff, groupCalibrationRows } from '../../../src/calibration/beff.js';
+import { TfidfVectorizer } from '../../../src/text/tfidf.js';
+import { trainQuestions } from '../../helpers/paths.js';
+import { rlAdv, tempDir, writeJsonl } from '../run.js';
+
+const dir = tempDir();
+let corpus: string[];
+let corpusFile: string;
+let rows: { task_id: string; prompt: string; reward: number; sample: number }[];
+let inputFile: string;
+
+beforeAll(() => {
+  corpus = trainQuestions().slice(0, 500);
+  corpusFile = writeJsonl(dir, 'corpus.jsonl', corpus.map((question) => ({ question })));
+  // 40 tasks x G = 4 rollouts, each task with its own success rate; rows interleaved across tasks.
+  const rng = seedrandom('calibrate-cli');
+  const p = Array.from({ length: 40 }, () => rng());
+  rows = [];
+  for (let g = 0; g < 4; g++) {
+    for (let k = 0; k < 40; k++) {
+      rows.push({ task_id: `gsm8k_train_${k}`, prompt: corpus[k] as string, reward: rng() < (p[k] as number) ? 1 : 0, sample: g });
+    }
+  }
+  inputFile = writeJsonl(dir, 'calibration.jsonl', rows);
+});
+
+const OPTIONS = ['--batch-size', '8', '--batches', '300', '--bootstrap', '20', '--bootstrap-batches', '50', '--seed', '11'];
+
+describe('rl-adv calibrate', () => {
+  it('--json prints exactly the issue keys, with the library figures for the same options and seed', () => {
+    const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']);
+    expect(run.stderr).toBe(''); // no progress bar when stderr is not a terminal
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as Record<string, unknown> & { estimators: Record<string, Record<string, unknown>> };
+    expect(Object.keys(out)).toEqual(['tasks', 'rollouts', 'batch_size', 'batches', 'mode', 'sigma_eps2', 'reference', 'estimators']);
+    const lib = calibrateBeff(groupCalibrationRows(rows), {
+      batchSize: 8,
+      batches: 300,
+      bootstrap: 20,
+      bootstrapBatches: 50,
+      seed: 11,
+      estimators: ['tfidf_kernel_loo_T0.1', 'length_bucket_loo'],
+      vectorizer: TfidfVectorizer.fit(corpus),
+    });
+    expect(out).toMatchObject({ tasks: 40, rollouts: 160, batch_size: 8, batches: 300, mode: 'corrected', sigma_eps2: lib.sigmaEps2, reference: 'loo_batch_mean' });
+    expect(Object.keys(out.estimators)).toEqual(['loo_batch_mean', 'tfidf_kernel_loo_T0.1', 'length_bucket_loo']);
+    for (const [name, e] of Object.entries(lib.estimators)) {
+      expect(out.estimators[name]).toEqual({
+        mse_raw: e.mseRaw,
+        mse_corrected: e.mseCorrected,
+        beff: e.beff,
+        ratio: e.ratio,
+        ratio_se: e.ratioSe,
+        ratio_ci95: e.ratioCi95,
+      });
+    }
+    // The same seed gives the same numbers, run after run.
+    expect(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']).stdout).toBe(run.stdout);
+  });
+
+  it('the readable table; single-rollout mode has a null sigma_eps2 and no B_eff', () => {
+    const text = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/40 tasks, 160 rollouts, corrected mode/);
+    expect(text.stdout).toMatch(/\ntfidf_kernel_loo_T0\.1 +\d/);
+    const single = writeJsonl(dir, 'single.jsonl', rows.filter((r) => r.sample === 0));
+    const run = rlAdv(['calibrate', '--input', single, '--corpus', corpusFile, ...OPTIONS, '--json']);
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { mode: string; sigma_eps2: unknown; estimators: Record<string, { beff: unknown }> };
+    expect([out.mode, out.sigma_eps2, out.estimators['tfidf_kernel_loo_T0.1']?.beff]).toEqual(['single_rollout', null, null]);
+  });
+
+  it('bad input exits 2 naming the file, line and field, or the option', () => {
+    const cases: [string[], RegExp][] = [];
+    const broken = join(dir, 'broken.jsonl');
+    writeFileSync(broken, '{"task_id": "a", "prompt": "p", "reward": 1}\n{"task_id": "a", "prompt": "p", "reward": null}\n');
+    cases.push([['--input', broken], /broken\.jsonl:2: field "reward": must be a finite number, got null/]);
+    const prompts = join(dir, 'prompts.jsonl');
+    writeFileSync(prompts, '{"task_id": "a", "prompt": "p", "reward": 1}\n{"task_id": "b", "prompt": "q", "reward": 1}\n{"task_id": "a", "prompt": "other", "reward": 0}\n');
+    cases.push([['--input', prompts], /prompts\.jsonl:3: field "prompt": differs from the prompt of task "a" on line 1/]);
+    const mixed = writeJsonl(dir, 'mixed.jsonl', [
+      { task_id: 'a', prompt: 'p a', reward: 1 },
+      { task_id: 'b', prompt: 'p b', reward: 1 },
+      { task_id: 'b', prompt: 'p b', reward: 0 },
+    ]);
+    cases.push([['--input', mixed, '--batch-size', '2'], /mixed\.jsonl:1: tasks mix single-rollout and multi-rollout tasks/]);
+    cases.push([['--input', inputFile, '--batch-size', '64'], /--batch-size: batchSize 64 exceeds the number of tasks \(40\)/]);
+    cases.push([['--input', inputFile, '--batch-size', '1'], /option '--batch-size <n>' argument '1' is invalid\. must be an integer >= 2/]);
+    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx" has temperature "x"/]);
+    cases.push([['--input', inputFile, '--estimators', 'group_mean'], /--estimators: estimator "group_mean" cannot be calibrated/]);
+    cases.push([['--input', inputFile, '--reference', 'rloo'], /--reference: reference "rloo" cannot be calibrated/]);
+    for (const [args, message] of cases) {
+      const run = rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--bootstrap', '0']);
+      expect([run.code, run.stdout], args.join(' ')).toEqual([2, '']);
+      expect(run.stderr, args.join(' ')).toMatch(message);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+    const noCorpus = rlAdv(['calibrate', '--input', inputFile]);
+    expect([noCorpus.code, noCorpus.stderr]).toEqual([2, expect.stringMatching(/tfidf_kernel_loo_T0\.1 weighs rollouts by prompt similarity: give --corpus FILE/)]);
+  });
+});

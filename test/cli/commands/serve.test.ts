@@ -1,0 +1,114 @@
+// rl-adv serve end to end: JSON lines over a real subprocess's stdin/stdout, responses equal to the
+// library's, bad lines answered with errors while the server goes on.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createEstimator } from '../../../src/estimators/registry.js';
+import type { Batch } from '../../../src/estimators/types.js';
+import { TfidfVectorizer } from '../../../src/text/tfidf.js';
+import { trainQuestions } from '../../helpers/paths.js';
+import { cliPath, parseLines, rlAdv, tempDir, writeJsonl } from '../run.js';
+
+const dir = tempDir();
+let corpus: string[];
+let corpusFile: string;
+let vectorizer: TfidfVectorizer;
+
+beforeAll(() => {
+  corpus = trainQuestions().slice(0, 400);
+  corpusFile = writeJsonl(dir, 'corpus.jsonl', corpus.map((question) => ({ question })));
+  vectorizer = TfidfVectorizer.fit(corpus);
+});
+
+function expected(id: string | number, estimator: string, batch: Batch): unknown {
+  const r = createEstimator(estimator, { vectorizer }).compute(batch);
+  return {
+    id,
+    advantages: Array.from(r.advantages),
+    baselines: Array.from(r.baselines),
+    loo_mean: Array.from(r.looMean),
+    max_self_weight: r.maxSelfWeight,
+  };
+}
+
+describe('rl-adv serve', () => {
+  it('answers every line in order: good requests as the library computes them, bad lines with errors', () => {
+    const prompts = corpus.slice(10, 42);
+    const rewards = prompts.map((_, i) => (i * 37) % 5 === 0 ? 1 : i % 3 === 0 ? 0.5 : 0);
+    const groups = prompts.map((_, i) => `g${i % 4}`);
+    const requests = [
+      JSON.stringify({ id: 1, estimator: 'tfidf_kernel_loo_T0.1', rewards, prompts }),
+      'this is not JSON',
+      JSON.stringify({ id: 'two', estimator: 'group_mean', rewards, group_ids: groups, extra: 'ignored' }),
+      '',
+      JSON.stringify({ id: 3, estimator: 'no_such_estimator', rewards }),
+      JSON.stringify({ id: 4, estimator: 'loo_batch_mean', rewards: [1, 'x', 0] }),
+      JSON.stringify({ estimator: 'loo_batch_mean', rewards: [1, 0] }),
+      JSON.stringify([1, 2, 3]),
+      JSON.stringify({ id: 5, estimator: 'group_mean', rewards: [1, 0] }),
+      JSON.stringify({ id: 6, estimator: 'tfidf_kernel_loo_T0.1', rewards: [1, 0], prompts: ['a'] }),
+      JSON.stringify({ id: 7, estimator: 'tfidf_kernel_loo_T0.1', rewards, prompts }), // cached estimator, same answer
+      JSON.stringify({ id: 8, estimator: 'length_bucket_loo', rewards, prompts }),
+      JSON.stringify({ id: 9, estimator: 'rloo', rewards, group_ids: groups }),
+    ];
+    const run = rlAdv(['serve', '--corpus', corpusFile], { input: requests.join('\n') + '\n' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    // stdout holds nothing but responses, one line each.
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    const responses = parseLines(run.stdout);
+    expect(responses).toHaveLength(requests.filter((r) => r !== '').length);
+    expect(responses[0]).toEqual(expected(1, 'tfidf_kernel_loo_T0.1', { rewards, prompts }));
+    expect(responses[1]).toEqual({ id: null, error: { code: 'bad_json', message: expect.stringMatching(/^line 2 is not valid JSON/) } });
+    expect(responses[2]).toEqual(expected('two', 'group_mean', { rewards, groupIds: groups }));
+    expect(responses[3]).toEqual({ id: 3, error: { code: 'unknown_estimator', message: expect.stringMatching(/unknown estimator "no_such_estimator"/) } });
+    expect(responses[4]).toEqual({ id: 4, error: { code: 'non_finite', message: 'rewards[1] must be a finite number, got "x"' } });
+    expect(responses[5]).toEqual({ id: null, error: { code: 'bad_request', message: expect.stringMatching(/line 7: field "id"/) } });
+    expect(responses[6]).toEqual({ id: null, error: { code: 'bad_request', message: expect.stringMatching(/must be a JSON object/) } });
+    expect(responses[7]).toEqual({ id: 5, error: { code: 'missing_field', message: expect.stringMatching(/^group_ids is required/) } });
+    expect(responses[8]).toEqual({ id: 6, error: { code: 'length_mismatch', message: expect.stringMatching(/prompts has 1 elements but rewards has 2/) } });
+    expect(responses[9]).toEqual(responses[0] && { ...(responses[0] as object), id: 7 });
+    expect(responses[10]).toEqual(expected(8, 'length_bucket_loo', { rewards, prompts }));
+    expect(responses[11]).toEqual(expected(9, 'rloo', { rewards, groupIds: groups }));
+  });
+
+  it('without --corpus or --vectorizer a kernel request is an error response that says how to start the server', () => {
+    const run = rlAdv(['serve'], {
+      input: JSON.stringify({ id: 1, estimator: 'tfidf_kernel_loo_T0.1', rewards: [1, 0], prompts: ['a', 'b'] }) + '\n' +
+        JSON.stringify({ id: 2, estimator: 'loo_batch_mean', rewards: [1, 0] }) + '\n',
+    });
+    expect(run.code).toBe(0);
+    const [first, second] = parseLines(run.stdout);
+    expect(first).toEqual({ id: 1, error: { code: 'missing_vectorizer', message: expect.stringMatching(/start rl-adv serve with --corpus FILE/) } });
+    expect(second).toEqual({ id: 2, advantages: [1, -1], baselines: [0, 1], loo_mean: [0, 1], max_self_weight: 0 });
+  });
+
+  it('answers each request before the next one arrives (a training loop can wait on each)', async () => {
+    const child = spawn(process.execPath, [cliPath, 'serve', '--corpus', corpusFile], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const ask = async (request: object): Promise<unknown> => {
+      child.stdin.write(JSON.stringify(request) + '\n');
+      const next = await lines.next();
+      return JSON.parse(next.value as string) as unknown;
+    };
+    const prompts = corpus.slice(0, 8);
+    const rewards = [1, 0, 1, 1, 0, 0, 1, 0];
+    expect(await ask({ id: 'a', estimator: 'tfidf_kernel_loo_T0.1', rewards, prompts })).toEqual(
+      expected('a', 'tfidf_kernel_loo_T0.1', { rewards, prompts }),
+    );
+    expect(await ask({ id: 'b', estimator: 'loo_batch_mean', rewards })).toEqual(expected('b', 'loo_batch_mean', { rewards }));
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+  });
+
+  it('a bad --corpus or --vectorizer at start-up is exit 2 before any request', () => {
+    const run = rlAdv(['serve', '--vectorizer', corpusFile], { input: '{"id":1,"estimator":"loo_batch_mean","rewards":[1,0]}\n' });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/corpus\.jsonl:2: not valid JSON/);
+    const notVectorizer = writeJsonl(dir, 'other.json', [{ terms: [] }]);
+    const other = rlAdv(['serve', '--vectorizer', notVectorizer]);
+    expect([other.code, other.stderr]).toEqual([2, expect.stringMatching(/other\.json: field "format": must be "rl-advantages\/tfidf-vectorizer"/)]);
+  });
+});
