@@ -3,7 +3,8 @@ r"""Greedy GSM8K test evaluation of one sampler checkpoint, graded per METHOD se
 
 Prompt: the cookbook's ``MathEnv.standard_fewshot_prefix()`` then the user turn
 question + " Write your answer in \boxed{} format.", rendered by the spec's renderer
-(qwen3_5_disable_thinking); decoding temperature 0, max_tokens 512, the renderer's stop sequences.
+(qwen3_5_disable_thinking); decoding temperature 0, max_tokens 512, the renderer's stop sequences
+(``--stop none`` for none, as the record's evaluator listed ``stop: []``).
 The response text is the renderer's parsed message; grading is ``numeric_exact`` from
 ``rl_adv_examples.grading`` (the last ``\boxed{}`` equals the reference as an exact rational).
 
@@ -15,7 +16,8 @@ Example::
     python eval_gsm8k.py --spec ../../../shared/seed/gs1-vs-grpo.spec.json \
         --checkpoint tinker://.../sampler_weights/final --out /tmp/rx-gs1/eval_gs1.jsonl
 
-``--checkpoint base`` evaluates the base model. Exit codes: 0 done; 1 sampling failed; 2 bad input or
+``--checkpoint base`` evaluates the base model; a folder means the last sampler checkpoint that
+``run_arm.py --log-path FOLDER`` saved. Exit codes: 0 done; 1 sampling failed; 2 bad input or
 a missing prerequisite.
 """
 
@@ -30,7 +32,15 @@ from typing import Any, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_adv_examples.common import DriverError, load_spec, main_wrapper, require_modules, require_tinker_api_key, write_jsonl  # noqa: E402
+from rl_adv_examples.common import (  # noqa: E402
+    DriverError,
+    final_sampler_path,
+    load_spec,
+    main_wrapper,
+    require_modules,
+    require_tinker_api_key,
+    write_jsonl,
+)
 from rl_adv_examples.grading import GradingError, Gsm8kItem, grade_gsm8k_response, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
 
 PROG = "eval_gsm8k.py"
@@ -54,19 +64,32 @@ def select_items(items: Sequence[Gsm8kItem], limit: int | None) -> list[Gsm8kIte
     return list(items[:limit])
 
 
+def resolve_checkpoint(value: str) -> str:
+    """``base``, a ``tinker://`` path, or a run folder of ``run_arm.py`` (its last sampler checkpoint)."""
+    if value == "base" or "://" in value:
+        return value
+    if os.path.isdir(value):
+        path = final_sampler_path(value)
+        if path is None:
+            raise DriverError(f"--checkpoint {value}: no sampler_path in {os.path.join(value, 'checkpoints.jsonl')}")
+        return path
+    raise DriverError(f"--checkpoint must be 'base', a tinker:// sampler path or a run folder, got {value!r}")
+
+
 def user_turn(question: str, suffix: str = QUESTION_SUFFIX) -> dict[str, str]:
     return {"role": "user", "content": question + suffix}
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    p.add_argument("--checkpoint", required=True, help="tinker:// sampler path, or 'base' for the base model")
+    p.add_argument("--checkpoint", required=True, help="tinker:// sampler path, a run_arm.py --log-path folder (its final checkpoint), or 'base'")
     p.add_argument("--out", required=True, help="the JSONL file to write")
     p.add_argument("--spec", required=True, help="the study spec JSON (model; renderer)")
     p.add_argument("--limit", type=int, default=None, help="evaluate the first N test items only (pilot: 100)")
     p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR)")
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
+    p.add_argument("--stop", choices=("renderer", "none"), default="renderer", help="stop at the renderer's end-of-turn (default) or only at max_tokens/EOS (the record's evaluator listed stop: [])")
     p.add_argument("--concurrency", type=int, default=64, help="requests in flight")
     p.add_argument("--base-url", default=os.environ.get("TINKER_BASE_URL"))
     return p
@@ -84,7 +107,8 @@ async def generate(args: argparse.Namespace, spec: Any, items: Sequence[Gsm8kIte
         client = service.create_sampling_client(model_path=args.checkpoint)
     prefix = math_env.MathEnv.standard_fewshot_prefix()
     suffix = math_env.MathEnv.question_suffix()
-    params = tinker.SamplingParams(max_tokens=args.max_tokens, temperature=0.0, stop=renderer.get_stop_sequences())
+    stop = renderer.get_stop_sequences() if args.stop == "renderer" else []
+    params = tinker.SamplingParams(max_tokens=args.max_tokens, temperature=0.0, stop=stop)
     gate = asyncio.Semaphore(args.concurrency)
 
     async def one(item: Gsm8kItem) -> str:
@@ -100,6 +124,7 @@ async def generate(args: argparse.Namespace, spec: Any, items: Sequence[Gsm8kIte
 def run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     spec = load_spec(args.spec)
+    args.checkpoint = resolve_checkpoint(args.checkpoint)
     try:
         items = select_items(load_gsm8k(resolve_gsm8k_dir(args.data_dir), "test"), args.limit)
     except GradingError as error:

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
 from rl_adv_examples.common import (  # noqa: E402
     DriverError,
+    final_sampler_path,
     is_kernel_estimator,
     load_spec,
     main_wrapper,
@@ -88,7 +89,7 @@ def recipe_config(recipe: object, spec: object, arm: object, args: argparse.Name
 def guard_main(original_main: object) -> object:
     """The recipe's ``main(config)``, refusing settings that would break the comparison."""
 
-    async def main(config: object) -> object:
+    async def main(config: object, *args: object, **kwargs: object) -> object:
         problems = []
         if getattr(config, "remove_constant_reward_groups", False):
             problems.append("remove_constant_reward_groups is on (it drops every group of one)")
@@ -98,23 +99,9 @@ def guard_main(original_main: object) -> object:
             problems.append("async or streaming training is on (the advantage hook expects one full batch per step)")
         if problems:
             raise DriverError("refusing to train: " + "; ".join(problems))
-        return await original_main(config)  # type: ignore[operator]
+        return await original_main(config, *args, **kwargs)  # type: ignore[operator]
 
     return main
-
-
-def final_sampler_path(log_path: str) -> str | None:
-    """The last ``sampler_path`` in the cookbook's ``checkpoints.jsonl``, or None."""
-    path = os.path.join(log_path, "checkpoints.jsonl")
-    last = None
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    record = json.loads(line)
-                    if record.get("sampler_path"):
-                        last = record["sampler_path"]
-    return last
 
 
 def run(argv: list[str] | None) -> int:
@@ -145,6 +132,8 @@ def run(argv: list[str] | None) -> int:
     try:
         if arm.advantage != "group_mean":
             serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
+            # Fail before any Tinker cost if the server, its corpus or the estimator name is wrong.
+            serve.compute(arm.advantage, [1.0, 0.0], prompts=[train_items[0].question, train_items[1].question])
         hook = make_hook_for_arm(
             arm.name,
             arm.advantage,

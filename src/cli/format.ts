@@ -12,7 +12,7 @@ export function num(value: number | null | undefined, digits = 4): string {
 /** A number with an explicit sign, for differences and bounds: `+0.0248`, `-0.05`. */
 export function signed(value: number, digits = 4): string {
   const text = num(value, digits);
-  return value > 0 || (value === 0 && !Object.is(value, -0)) ? `+${text}` : text;
+  return text !== '0' && value > 0 ? `+${text}` : text;
 }
 
 /** Left-aligned columns separated by two spaces; the header row is underlined. */

@@ -323,11 +323,11 @@ export async function loadVectorizer(options: VectorizerOptions, io: CliIo): Pro
  * 1-based line of a JSON path such as `decision_rule.criteria[0].margin` in a pretty-printed JSON
  * text: each key is searched for after the previous one, so the line is that of the right section
  * in the usual layouts (an approximation for keys repeated inside arrays). Undefined when a key is
- * not found.
+ * not found. `path` may also be given as its keys.
  */
-export function lineOfPath(text: string, path: string): number | undefined {
-  const keys = path
-    .split('.')
+export function lineOfPath(text: string, path: string | readonly string[]): number | undefined {
+  // A path given as keys keeps keys that contain dots (e.g. "tfidf_kernel_loo_T0.1") whole.
+  const keys = (typeof path === 'string' ? path.split('.') : path)
     .map((part) => part.replace(/\[\d+\]/g, ''))
     .filter((part) => part !== '');
   let from = 0;

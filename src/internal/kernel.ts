@@ -10,11 +10,11 @@
 //
 // Two drivers share the per-unit sums and the final step: kernelBaselines takes any similarity row
 // (feature vectors, user functions); sparseKernelBaselines is the fast path for CSR rows (TF-IDF),
-// through sparse-kernel.ts and, for large batches, worker threads (threads.ts).
+// through sparse-kernel.ts.
 import type { CsrMatrix } from '../text/tfidf.js';
 import { sumsOfOthers } from './batch.js';
-import { transposeCsr } from './sparse.js';
-import { runSparseKernel } from './threads.js';
+import { compactColumns, transposeCsr } from './sparse.js';
+import { sparseKernelSums } from './sparse-kernel.js';
 
 export interface Units {
   /** Unit index of each rollout. */
@@ -130,7 +130,7 @@ export function kernelBaselines(
 /**
  * Kernel LOO baselines with s_uv = <x_u, x_v> over the rows of a CSR matrix, one row per unit
  * (L2-normalised TF-IDF rows give cosines). Time O(sum over terms of df_t^2 + U^2) for U units and
- * batch document frequencies df_t; memory O(nnz + U) per thread, never U x U. Needs
+ * batch document frequencies df_t; memory O(nnz + U), never U x U. Needs
  * rewards.length >= 2 and temperature > 0 (checked by callers).
  */
 export function sparseKernelBaselines(
@@ -141,19 +141,10 @@ export function sparseKernelBaselines(
 ): Float64Array {
   const unitCount = units.members.length;
   const { unitSum, unitSize } = unitTotals(rewards, units);
-  const xt = transposeCsr(x);
-  const sums = runSparseKernel({
-    units: unitCount,
-    xIndptr: x.indptr,
-    xIndices: x.indices,
-    xData: x.data,
-    tIndptr: xt.indptr,
-    tIndices: xt.indices,
-    tData: xt.data,
-    unitSum,
-    unitSize,
-    temperature,
-  });
+  // Only the batch's own terms matter: renumbering them keeps the transpose O(nnz + terms used)
+  // rather than O(vocabulary), which is most of the cost of a batch of 32.
+  const compact = compactColumns(x);
+  const sums = sparseKernelSums(compact, transposeCsr(compact), unitSum, unitSize, temperature);
   const baselines = new Float64Array(rewards.length);
   for (let u = 0; u < unitCount; u++) {
     finishUnit(

@@ -41,3 +41,17 @@ export function sparseSimilarityRow(x: CsrMatrix, xt: CsrMatrix, u: number, out:
     }
   }
 }
+
+/**
+ * The same matrix with only the columns that hold an entry, renumbered 0.. in ascending order of
+ * the original column (so every row stays sorted and every dot product sums in the same order).
+ */
+export function compactColumns(x: CsrMatrix): CsrMatrix {
+  const position = new Int32Array(x.cols);
+  for (let k = 0; k < x.indices.length; k++) position[x.indices[k] as number] = 1;
+  let used = 0;
+  for (let c = 0; c < x.cols; c++) if (position[c] === 1) position[c] = used++;
+  const indices = new Int32Array(x.indices.length);
+  for (let k = 0; k < indices.length; k++) indices[k] = position[x.indices[k] as number] as number;
+  return { rows: x.rows, cols: used, indptr: x.indptr, indices, data: x.data };
+}

@@ -165,6 +165,8 @@ export class TfidfVectorizer {
   readonly #options: ResolvedOptions;
   readonly #idf: Float64Array;
   readonly #terms: readonly string[];
+  /** The same mapping as `vocabulary`, in a plain Map for the hot lookup in `transform`. */
+  readonly #index: Map<string, number>;
 
   private constructor(
     options: ResolvedOptions,
@@ -178,7 +180,8 @@ export class TfidfVectorizer {
     this.#idf = idf;
     this.documents = documents;
     this.tokenCountQuartiles = Object.freeze(quartiles);
-    this.vocabulary = new FrozenMap(terms.map((term, index) => [term, index] as const));
+    this.#index = new Map(terms.map((term, index) => [term, index] as const));
+    this.vocabulary = new FrozenMap(this.#index);
     Object.freeze(this);
   }
 
@@ -203,7 +206,11 @@ export class TfidfVectorizer {
         field: 'corpus',
       });
     }
-    const documentFrequency = new Map<string, number>();
+    // Term ids in order of first appearance; a term's df counts each document once, through the
+    // last document that counted it (no Set per document).
+    const ids = new Map<string, number>();
+    const documentFrequency: number[] = [];
+    const lastDocument: number[] = [];
     const tokenCounts: number[] = [];
     let index = 0;
     for (const document of corpus) {
@@ -216,7 +223,19 @@ export class TfidfVectorizer {
       }
       const tokens = analyze(resolved, document);
       tokenCounts.push(tokens.length);
-      for (const term of new Set(tokens)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      for (const term of tokens) {
+        let id = ids.get(term);
+        if (id === undefined) {
+          id = documentFrequency.length;
+          ids.set(term, id);
+          documentFrequency.push(0);
+          lastDocument.push(-1);
+        }
+        if (lastDocument[id] !== index) {
+          lastDocument[id] = index;
+          documentFrequency[id] = (documentFrequency[id] as number) + 1;
+        }
+      }
       index++;
     }
     if (index === 0) {
@@ -225,17 +244,17 @@ export class TfidfVectorizer {
         field: 'corpus',
       });
     }
-    if (documentFrequency.size === 0) {
+    if (ids.size === 0) {
       throw new RlAdvantagesError(
         `corpus has ${index} documents but no tokens (empty vocabulary): every document is empty or punctuation`,
         { code: 'empty_vocabulary', field: 'corpus' },
       );
     }
-    const terms = [...documentFrequency.keys()].sort(compareCodePoints);
+    const terms = [...ids.keys()].sort(compareCodePoints);
     const idf = new Float64Array(terms.length);
     const smooth = resolved.smoothIdf ? 1 : 0;
     for (let t = 0; t < terms.length; t++) {
-      const df = documentFrequency.get(terms[t] as string) as number;
+      const df = documentFrequency[ids.get(terms[t] as string) as number] as number;
       idf[t] = resolved.useIdf ? Math.log((index + smooth) / (df + smooth)) + 1 : 1;
     }
     const sorted = Float64Array.from(tokenCounts).sort();
@@ -367,10 +386,18 @@ export class TfidfVectorizer {
     if (!Array.isArray(docs)) {
       throw new RlAdvantagesError(`docs must be an array of strings, got ${describe(docs)}`, { code: 'bad_type', field: 'docs' });
     }
+    const columns = this.#terms.length;
     const indptr = new Int32Array(docs.length + 1);
-    const indices: number[] = [];
-    const data: number[] = [];
-    const counts = new Map<number, number>();
+    let indices = new Int32Array(Math.max(16, docs.length * 32));
+    let data = new Float64Array(indices.length);
+    // Per-column counts of the current document in one typed array; `touched` lists the columns
+    // to read back (sorted ascending, as scikit-learn's sorted CSR indices) and reset to 0.
+    const counts = new Int32Array(columns);
+    let touched = new Int32Array(64);
+    const index = this.#index;
+    const idf = this.#idf;
+    const norm = this.#options.norm;
+    let nnz = 0;
     for (let r = 0; r < docs.length; r++) {
       const document = docs[r];
       if (typeof document !== 'string') {
@@ -380,26 +407,47 @@ export class TfidfVectorizer {
           index: r,
         });
       }
-      counts.clear();
+      let distinct = 0;
       for (const term of analyze(this.#options, document)) {
-        const column = this.vocabulary.get(term);
-        if (column !== undefined) counts.set(column, (counts.get(column) ?? 0) + 1);
+        const column = index.get(term);
+        if (column === undefined) continue;
+        if (counts[column] === 0) {
+          if (distinct === touched.length) {
+            const grown = new Int32Array(distinct * 2);
+            grown.set(touched);
+            touched = grown;
+          }
+          touched[distinct++] = column;
+        }
+        counts[column] = (counts[column] as number) + 1;
       }
-      const columns = [...counts.keys()].sort((a, b) => a - b);
-      const start = data.length;
-      for (const column of columns) {
-        indices.push(column);
-        data.push(this.#weight(counts.get(column) as number) * (this.#idf[column] as number));
+      const sorted = touched.subarray(0, distinct).sort();
+      if (nnz + distinct > indices.length) {
+        const size = Math.max(nnz + distinct, indices.length * 2);
+        const grownIndices = new Int32Array(size);
+        grownIndices.set(indices.subarray(0, nnz));
+        indices = grownIndices;
+        const grownData = new Float64Array(size);
+        grownData.set(data.subarray(0, nnz));
+        data = grownData;
       }
-      normalizeRow(data, start, data.length, this.#options.norm);
-      indptr[r + 1] = data.length;
+      const start = nnz;
+      for (let k = 0; k < distinct; k++) {
+        const column = sorted[k] as number;
+        indices[nnz] = column;
+        data[nnz] = this.#weight(counts[column] as number) * (idf[column] as number);
+        counts[column] = 0;
+        nnz++;
+      }
+      normalizeRow(data, start, nnz, norm);
+      indptr[r + 1] = nnz;
     }
     return {
       rows: docs.length,
-      cols: this.#terms.length,
+      cols: columns,
       indptr,
-      indices: Int32Array.from(indices),
-      data: Float64Array.from(data),
+      indices: indices.slice(0, nnz),
+      data: data.slice(0, nnz),
     };
   }
 
@@ -440,7 +488,7 @@ function analyze(options: ResolvedOptions, document: string): string[] {
 }
 
 /** Normalises data[start, end) in place; a zero row stays zero (scikit-learn's `normalize`). */
-function normalizeRow(data: number[], start: number, end: number, norm: 'l2' | 'l1' | null): void {
+function normalizeRow(data: Float64Array, start: number, end: number, norm: 'l2' | 'l1' | null): void {
   if (norm === null) return;
   let total = 0;
   for (let k = start; k < end; k++) {

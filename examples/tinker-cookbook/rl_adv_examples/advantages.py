@@ -42,6 +42,7 @@ __all__ = [
     "QuestionResolver",
     "group_mean_diagnostics",
     "loo_batch_means",
+    "make_hook_for_arm",
     "step_log_line",
 ]
 

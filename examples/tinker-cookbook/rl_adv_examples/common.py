@@ -23,6 +23,7 @@ __all__ = [
     "is_kernel_estimator",
     "load_spec",
     "main_wrapper",
+    "final_sampler_path",
     "require_modules",
     "require_tinker_api_key",
     "write_jsonl",
@@ -154,6 +155,24 @@ def require_modules(*names: str) -> list[Any]:
         except ImportError as error:
             raise DriverError(f"cannot import {name} ({error}); {_INSTALL_HINT}") from None
     return modules
+
+
+def final_sampler_path(log_path: str) -> str | None:
+    """The last ``sampler_path`` in the cookbook's ``LOG_PATH/checkpoints.jsonl``, or None."""
+    path = os.path.join(log_path, "checkpoints.jsonl")
+    last = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line_no, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    raise DriverError(f"{path} line {line_no} is not valid JSON") from None
+                if isinstance(record, dict) and record.get("sampler_path"):
+                    last = str(record["sampler_path"])
+    return last
 
 
 def write_jsonl(path: str, rows: Iterable[dict[str, Any]]) -> int:

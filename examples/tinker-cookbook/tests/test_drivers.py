@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -96,6 +97,22 @@ class EvalOutputTest(unittest.TestCase):
         self.assertEqual(len(eval_gsm8k.select_items(items, None)), 1319)
         self.assertEqual(eval_gsm8k.user_turn("What is 2+2?"), {"role": "user", "content": "What is 2+2? Write your answer in \\boxed{} format."})
 
+    def test_checkpoint_can_be_a_run_folder(self) -> None:
+        self.assertEqual(eval_gsm8k.resolve_checkpoint("base"), "base")
+        self.assertEqual(eval_gsm8k.resolve_checkpoint("tinker://x/sampler_weights/final"), "tinker://x/sampler_weights/final")
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "checkpoints.jsonl"), "w") as handle:
+                handle.write('{"name": "000020", "sampler_path": "tinker://r/sampler_weights/000020", "state_path": "tinker://r/weights/000020"}\n')
+                handle.write('{"name": "000040", "state_path": "tinker://r/weights/000040"}\n')
+                handle.write('{"name": "final", "sampler_path": "tinker://r/sampler_weights/final"}\n')
+            self.assertEqual(eval_gsm8k.resolve_checkpoint(d), "tinker://r/sampler_weights/final")
+            empty = os.path.join(d, "empty")
+            os.makedirs(empty)
+            with self.assertRaisesRegex(Exception, "no sampler_path"):
+                eval_gsm8k.resolve_checkpoint(empty)
+        with self.assertRaisesRegex(Exception, "--checkpoint must be"):
+            eval_gsm8k.resolve_checkpoint("/nonexistent/folder")
+
     def test_missing_api_key_is_a_clear_exit_2(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             code, _, err = run_script(eval_gsm8k, ["--checkpoint", "base", "--spec", support.SPEC_PATH, "--out", os.path.join(d, "e.jsonl"), "--data-dir", support.GSM8K_DIR, "--limit", "3"], env={"TINKER_API_KEY": ""})
@@ -163,6 +180,56 @@ class RunArmTest(unittest.TestCase):
         for got, want in zip(lines[1]["baselines"], expected_b):
             self.assertAlmostEqual(got, want, delta=1e-12)
         self.assertEqual((lines[1]["rollouts"], lines[1]["group_size"], lines[1]["max_self_weight"]), (32, 1, 0.0))
+
+    def test_pilot_logs_feed_rl_adv_gate_metrics(self) -> None:
+        """The contract end to end: both arms' logs -> rl-adv gate-metrics -> the executed-config metrics."""
+        command = support.rl_adv_command()
+        if command is None:
+            self.skipTest(support.SKIP_SERVE)
+        probe = subprocess.run(command + ["gate-metrics", "--help"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            self.skipTest("this build of rl-adv has no gate-metrics command yet")
+        logs = {}
+        for arm in ("grpo_g8", "gs1_tfidf_g1"):
+            fakes.install(fakes.FakeRecipe(self.questions, self.reward))
+            code, out, err = run_script(run_arm, self.args(arm) + ["--rl-adv", " ".join(command)], env={"TINKER_API_KEY": "x"})
+            fakes.uninstall()
+            self.assertEqual(code, 0, err)
+            logs[arm] = json.loads(out.strip().splitlines()[-1])["advantages_log"]
+        calibration = os.path.join(self.dir, "calibration.jsonl")
+        with open(calibration, "w") as handle:
+            for t in range(40):
+                for k in range(4):
+                    handle.write(json.dumps({"task_id": f"gsm8k_train_{t}", "prompt": self.questions[t], "reward": float((t + k) % 3 == 0)}) + "\n")
+        calibrated = subprocess.run(
+            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--bootstrap", "0", "--json"],
+            capture_output=True, text=True,
+        )
+        self.assertEqual(calibrated.returncode, 0, calibrated.stderr)
+        calibration_json = os.path.join(self.dir, "calibration.json")
+        with open(calibration_json, "w") as handle:
+            handle.write(calibrated.stdout)
+        metrics = subprocess.run(
+            command + ["gate-metrics", "--spec", support.SPEC_PATH, "--calibration", calibration_json, "--json"]
+            + [f"--pilot-log={arm}={path}" for arm, path in logs.items()],
+            capture_output=True, text=True,
+        )
+        self.assertEqual(metrics.returncode, 0, metrics.stderr)
+        m = json.loads(metrics.stdout)
+        self.assertEqual((m["executed_rollouts_per_step"], m["executed_group_size_gs1"], m["executed_group_size_grpo"], m["self_weight_max"]), (32, 1, 8, 0))
+        with open(logs["gs1_tfidf_g1"]) as handle:
+            lines = [json.loads(line) for line in handle]
+        expected_gap = sum(l["mean_abs_baseline_minus_loo_mean"] for l in lines) / len(lines)
+        self.assertAlmostEqual(m["pilot_mean_abs_gs1_minus_batchmean_baseline"], expected_gap, places=12)
+
+    def test_a_broken_rl_adv_fails_before_training(self) -> None:
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        argv = self.args("gs1_tfidf_g1") + ["--rl-adv", f"{sys.executable} -c 'import sys; sys.exit(3)'"]
+        code, _, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 1)
+        self.assertIn("rl-adv serve", err)
+        self.assertEqual(recipe.seen_configs, [])  # the recipe never started
 
     def test_guard_refuses_constant_reward_group_removal(self) -> None:
         recipe = fakes.FakeRecipe(self.questions, self.reward, config_overrides={"remove_constant_reward_groups": True})

@@ -26,8 +26,9 @@ type CalibrationFigures = Pick<BeffCalibration, 'reference' | 'sigmaEps2' | 'est
 async function readCalibration(file: string, io: CliIo): Promise<CalibrationFigures> {
   const text = await readText(file, io, '--calibration');
   const value = parseJson(text, file);
-  const fail = (path: string, message: string): never => {
-    throw inputError(file, lineOfPath(text, path), path, message);
+  const fail = (path: string | readonly string[], message: string): never => {
+    const keys = typeof path === 'string' ? [path] : path;
+    throw inputError(file, lineOfPath(text, keys), keys.join('.'), message);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw inputError(file, undefined, undefined, `must hold the JSON object rl-adv calibrate --json prints, got ${describe(value)}`);
@@ -43,11 +44,11 @@ async function readCalibration(file: string, io: CliIo): Promise<CalibrationFigu
   }
   const estimators: Record<string, EstimatorCalibration> = {};
   for (const [name, figures] of Object.entries(c.estimators as Record<string, unknown>)) {
-    const path = `estimators.${name}`;
+    const path = ['estimators', name];
     if (typeof figures !== 'object' || figures === null || Array.isArray(figures)) fail(path, `must be an object, got ${describe(figures)}`);
     const f = figures as Record<string, unknown>;
     for (const key of ['ratio', 'mse_corrected']) {
-      if (typeof f[key] !== 'number' || !Number.isFinite(f[key])) fail(`${path}.${key}`, `must be a finite number, got ${describe(f[key])}`);
+      if (typeof f[key] !== 'number' || !Number.isFinite(f[key])) fail([...path, key], `must be a finite number, got ${describe(f[key])}`);
     }
     estimators[name] = {
       mseRaw: f.mse_raw as number,

@@ -135,7 +135,7 @@ describe('rl-adv advantages', () => {
       run = rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--input', inputFile]);
       expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/needs a fitted TF-IDF vectorizer: start rl-adv advantages with --corpus FILE/)]);
       run = rlAdv(['advantages', '--estimator', 'group_mean', '--input', join(dir, 'absent.jsonl')]);
-      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--input .*absent\.jsonl: cannot read it \(no such file\)/)]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--input .*absent\.jsonl: cannot read it \(no such file or folder\)/)]);
       run = rlAdv(['advantages', '--estimator', 'group_mean', '--corpus', corpusFile, '--vectorizer', 'x.json', '--input', inputFile]);
       expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--corpus <file>' cannot be used with option '--vectorizer/)]);
     });

@@ -46,7 +46,7 @@ describe('rl-adv tfidf fit', () => {
     run = rlAdv(['tfidf', 'fit', '--corpus', bad]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/required option '--out <file>' not specified/)]);
     run = rlAdv(['tfidf', 'fit', '--corpus', join(dir, 'c.txt'), '--out', join(dir, 'no', 'such', 'folder.json')]);
-    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--out .*folder\.json: cannot write it \(no such file\)/)]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--out .*folder\.json: cannot write it \(no such file or folder\)/)]);
   });
 
   it('a damaged saved vectorizer is reported with its file and field', () => {

@@ -1,0 +1,171 @@
+// The Tinker backend of `rl-adv study --backend tinker`: runs the Python drivers of examples/tinker-cookbook
+// (preflight.py, sample_calibration.py, run_arm.py, eval_gsm8k.py; docs/reproduce.md) phase by phase as
+// subprocesses and reads their artifacts back, so the real study has the same orchestrator, gate and report as
+// the simulation. A paid backend is never chosen implicitly: only `--backend tinker` selects it.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CalibrationRow } from '../../calibration/beff.js';
+import { RlAdvantagesError } from '../../errors.js';
+import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import { readJson, readJsonl, writeJsonAtomic } from './files.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext } from './types.js';
+
+/** The driver scripts the backend runs, in examples/tinker-cookbook. */
+export const TINKER_DRIVERS = ['preflight.py', 'sample_calibration.py', 'run_arm.py', 'eval_gsm8k.py'] as const;
+
+/** Where the Tinker backend finds its tools. */
+export interface TinkerBackendOptions {
+  /** The drivers' folder (default: $RL_ADV_TINKER_DRIVERS, else examples/tinker-cookbook beside this package's dist/). */
+  readonly driversDir?: string;
+  /** The Python interpreter (default: $RL_ADV_PYTHON, else `python3`). */
+  readonly python?: string;
+  /** The environment (default: process.env); must hold TINKER_API_KEY. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+function unavailable(message: string): RlAdvantagesError {
+  return new RlAdvantagesError(`--backend tinker: ${message}`, { code: 'tinker_unavailable', field: 'backend' });
+}
+
+function defaultDriversDir(): string {
+  const entry = process.argv[1] ?? '.';
+  return path.resolve(path.dirname(entry), '..', 'examples', 'tinker-cookbook');
+}
+
+/**
+ * Creates the Tinker backend after checking its prerequisites, so a run is refused before its folder is touched:
+ * TINKER_API_KEY set, a Python interpreter that runs, and the four driver scripts present.
+ *
+ * @throws {RlAdvantagesError} `tinker_unavailable`, naming what is missing and how to provide it.
+ * @example
+ * ```ts
+ * const backend = createTinkerBackend({ driversDir: 'examples/tinker-cookbook' });
+ * ```
+ */
+export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBackend {
+  const env = options.env ?? process.env;
+  if (!env.TINKER_API_KEY) {
+    throw unavailable('TINKER_API_KEY is not set: export your Tinker API key first (docs/reproduce.md); the sim backend needs none');
+  }
+  const python = options.python ?? env.RL_ADV_PYTHON ?? 'python3';
+  const probe = spawnSync(python, ['--version'], { encoding: 'utf8', env });
+  if (probe.error !== undefined || probe.status !== 0) {
+    throw unavailable(`cannot run Python (${JSON.stringify(python)}): ${probe.error?.message ?? probe.stderr.trim()}; set RL_ADV_PYTHON to a Python with the pinned tinker-cookbook (docs/reproduce.md)`);
+  }
+  const driversDir = path.resolve(options.driversDir ?? env.RL_ADV_TINKER_DRIVERS ?? defaultDriversDir());
+  const missing = TINKER_DRIVERS.filter((name) => !existsSync(path.join(driversDir, name)));
+  if (missing.length > 0) {
+    throw unavailable(`driver script(s) ${missing.join(', ')} not found in ${driversDir}; set RL_ADV_TINKER_DRIVERS to the examples/tinker-cookbook folder of an rl-advantages checkout`);
+  }
+
+  /** Runs one driver; stdout is returned, stdout and stderr are also kept in DIR/logs/<name>.log. */
+  const runDriver = (ctx: StudyContext, script: string, args: readonly string[], logName: string): Promise<string> => {
+    const logs = path.join(ctx.dir, 'logs');
+    mkdirSync(logs, { recursive: true });
+    const logFile = path.join(logs, `${logName}.log`);
+    return new Promise((resolve, reject) => {
+      const fd = openSync(logFile, 'w');
+      const child = spawn(python, [path.join(driversDir, script), ...args], {
+        env: { ...env, GSM8K_DIR: ctx.dataDir },
+        stdio: ['ignore', 'pipe', fd],
+      });
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      child.on('error', (error) => {
+        closeSync(fd);
+        reject(unavailable(`${script} could not start: ${error.message}`));
+      });
+      child.on('close', (code) => {
+        closeSync(fd);
+        if (code === 0) {
+          resolve(stdout);
+          return;
+        }
+        const tail = readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n  ');
+        reject(new RlAdvantagesError(`${script} failed with exit code ${String(code)} (log ${logFile}):\n  ${tail}`, { code: 'driver_failed' }));
+      });
+    });
+  };
+
+  const common = (ctx: StudyContext): string[] => ['--spec', ctx.specPath, '--data-dir', ctx.dataDir];
+
+  return {
+    name: 'tinker',
+    simulation: false,
+    identity: () => ({ drivers: TINKER_DRIVERS.slice() }),
+
+    async preflight(ctx: StudyContext): Promise<readonly BackendCheck[]> {
+      const out = path.join(ctx.dir, 'preflight_tinker.json');
+      if (!existsSync(out)) await runDriver(ctx, 'preflight.py', ['--out', out, ...common(ctx)], 'preflight');
+      const report = readJson<{ passed?: unknown; checks?: Record<string, { passed?: unknown }> }>(out);
+      const checks = Object.entries(report.checks ?? {}).map(([id, check]) => ({
+        id: `tinker:${id}`,
+        passed: check.passed === true,
+        detail: 'examples/tinker-cookbook/preflight.py',
+      }));
+      if (checks.length === 0) checks.push({ id: 'tinker:preflight', passed: report.passed === true, detail: 'preflight.py report has no checks' });
+      return checks;
+    },
+
+    async sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]> {
+      if (!existsSync(out)) {
+        const seed = String(ctx.spec.arms[0]?.seed ?? 0);
+        await runDriver(
+          ctx,
+          'sample_calibration.py',
+          ['--out', out, '--tasks', String(tasks.length), '--rollouts', String(rollouts), '--seed', seed, ...common(ctx)],
+          'calibration',
+        );
+      }
+      return readJsonl<CalibrationRow>(out);
+    },
+
+    async trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult> {
+      const resultFile = path.join(request.dir, 'result.json');
+      if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
+      const logPath = path.join(request.dir, 'tinker');
+      // An interrupted driver run restarts from scratch (--overwrite): the cookbook's own resume is not wired in.
+      const stdout = await runDriver(
+        ctx,
+        'run_arm.py',
+        ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--overwrite', ...common(ctx)],
+        `${request.phase}_${request.arm.name}`,
+      );
+      const last = stdout.trim().split('\n').at(-1) ?? '';
+      let info: { advantages_log?: unknown; final_sampler_path?: unknown };
+      try {
+        info = JSON.parse(last) as typeof info;
+      } catch {
+        throw new RlAdvantagesError(`run_arm.py did not end with its JSON result line; got ${JSON.stringify(last.slice(0, 200))}`, { code: 'driver_failed' });
+      }
+      const log = typeof info.advantages_log === 'string' ? info.advantages_log : path.join(logPath, 'advantages.jsonl');
+      if (typeof info.final_sampler_path !== 'string' || !existsSync(log)) {
+        throw new RlAdvantagesError(`run_arm.py reported no final_sampler_path or no advantages log (${log})`, { code: 'driver_failed' });
+      }
+      copyFileSync(log, path.join(request.dir, 'advantages.jsonl'));
+      const rows = readJsonl<{ rewards: number[] }>(path.join(request.dir, 'advantages.jsonl'));
+      const result: ArmRunResult = {
+        rewardPerStep: rows.map((row) => row.rewards.reduce((s, r) => s + r, 0) / row.rewards.length),
+        checkpoint: info.final_sampler_path,
+      };
+      writeJsonAtomic(resultFile, result);
+      return result;
+    },
+
+    async evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
+      if (!existsSync(out)) {
+        await runDriver(
+          ctx,
+          'eval_gsm8k.py',
+          ['--checkpoint', checkpoint === 'init' ? 'base' : checkpoint, '--out', out, '--limit', String(items.length), ...common(ctx)],
+          `eval_${path.basename(out, '.jsonl')}`,
+        );
+      }
+      const rows = readJsonl<{ item_id: string; correct: boolean }>(out);
+      return rows.map((row) => ({ item_id: row.item_id, correct: row.correct === true }));
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// report.md of a study run: what was run, every phase's result and wall time, the gate table, the arms' rewards,
+// the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
+import { STUDY_PHASES, type StudySummary } from './run.js';
+
+const num = (x: number | null | undefined, digits = 4): string => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+
+/**
+ * Renders report.md from a study summary. For the sim backend the report says, at the top and beside every
+ * figure table, that the numbers come from a simulation.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('out/report.md', renderReport(summary));
+ * ```
+ */
+export function renderReport(s: StudySummary): string {
+  const out: string[] = [];
+  const sim = s.backend.simulation;
+  out.push(`# Study report: ${s.spec.title ?? '(untitled spec)'}`, '');
+  if (sim) {
+    out.push(
+      '> **This is a SIMULATION** (`--backend sim`): a logistic success model on the real GSM8K questions, not a language',
+      '> model. It exercises the protocol, the artifacts and the report; its accuracies and rewards say nothing about',
+      '> Qwen or any other model. See docs/sim.md.',
+      '',
+    );
+  }
+  out.push(
+    `- spec: \`${s.spec.path}\``,
+    `- spec sha256: \`${s.spec.sha256}\``,
+    `- seed: ${s.seed}`,
+    `- backend: ${s.backend.name}${sim ? ' (simulation)' : ''}`,
+    `- backend settings: \`${JSON.stringify(s.backend.settings)}\``,
+    `- rl-advantages version: ${s.version}`,
+    `- calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap} bootstrap replicates`,
+  );
+  if (s.options.steps !== null) out.push(`- steps overridden: ${s.options.steps} per arm (not the spec's)`);
+  if (s.options.eval_limit !== null) out.push(`- eval limited to the first ${s.options.eval_limit} test items (not all)`);
+  out.push('', '## Phases', '', '| phase | status | wall time (s) | result |', '| --- | --- | ---: | --- |');
+  for (const name of STUDY_PHASES) {
+    const p = s.phases[name];
+    out.push(p ? `| ${name} | ${p.status} | ${p.wall_seconds.toFixed(3)} | ${p.result.replace(/\|/g, '\\|')} |` : `| ${name} | not reached | | |`);
+  }
+
+  if (s.preflight) {
+    out.push('', '## Preflight', '', '| check | passed | detail |', '| --- | --- | --- |');
+    for (const c of s.preflight.checks) out.push(`| ${c.id} | ${c.passed ? 'yes' : 'NO'} | ${c.detail.replace(/\|/g, '\\|')} |`);
+  }
+
+  if (s.calibration) {
+    const c = s.calibration;
+    out.push(
+      '',
+      '## Calibration (B_eff, METHOD section 4)',
+      '',
+      `${c.tasks} held-out train tasks, ${c.rollouts} rollouts of the starting policy; mean reward ${num(c.mean_reward, 3)}, ` +
+        `sigma_eps^2 ${num(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches, ${c.bootstrap} bootstrap replicates; reference ${c.reference}.`,
+      '',
+      '| estimator | MSE corrected | B_eff ratio | MC s.e. | 95% bootstrap interval |',
+      '| --- | ---: | ---: | ---: | --- |',
+    );
+    for (const [name, e] of Object.entries(c.estimators)) {
+      out.push(`| ${name} | ${num(e.mse_corrected)} | ${num(e.ratio)} | ${num(e.ratio_se)} | ${e.ratio_ci95 ? `[${num(e.ratio_ci95[0])}, ${num(e.ratio_ci95[1])}]` : 'n/a'} |`);
+    }
+  }
+
+  if (s.pilot) {
+    out.push('', '## Pilot', '', '| policy | accuracy | items |', '| --- | ---: | ---: |');
+    for (const [name, e] of Object.entries(s.pilot.eval)) out.push(`| ${name} | ${num(e.accuracy, 3)} | ${e.n} |`);
+    out.push('', '| arm | reward per step |', '| --- | --- |');
+    for (const [name, a] of Object.entries(s.pilot.arms)) out.push(`| ${name} | ${a.reward_per_step.map((r) => num(r, 3)).join(', ')} |`);
+  }
+
+  if (s.gate) {
+    out.push('', `## Activation gate: ${s.gate.passed ? 'PASSED' : 'FAILED'}`, '', '| metric | value | min | max | status |', '| --- | ---: | ---: | ---: | --- |');
+    for (const c of s.gate.checks) out.push(`| ${c.metric} | ${num(c.value)} | ${num(c.min)} | ${num(c.max)} | ${c.status} |`);
+    if (!s.gate.passed) {
+      out.push('', 'The gate failed, so the run stopped before any full training. The gate is never relaxed.');
+      if (s.fallback) {
+        out.push(
+          `The pre-approved fallback \`${s.fallback.estimator}\`, scored on the same calibration set, has B_eff ratio ${num(s.fallback.ratio)}` +
+            `${s.fallback.ratio_ci95 ? ` (95% bootstrap interval [${num(s.fallback.ratio_ci95[0])}, ${num(s.fallback.ratio_ci95[1])}])` : ''}; ` +
+            'it can be adopted only through a recorded revised spec before any training.',
+        );
+      }
+    }
+  }
+
+  if (s.arms) {
+    out.push('', '## Arms: mean reward per step', '');
+    for (const [name, a] of Object.entries(s.arms)) {
+      out.push(`- ${name} (\`${a.advantage}\`, ${a.steps} steps): ${a.reward_per_step.map((r) => num(r, 3)).join(', ')}`);
+    }
+  }
+
+  if (s.eval) {
+    out.push('', '## Eval (greedy)', '', '| arm | accuracy | items |', '| --- | ---: | ---: |');
+    for (const [name, e] of Object.entries(s.eval)) out.push(`| ${name} | ${num(e.accuracy)} | ${e.n} |`);
+  }
+
+  if (s.decision) {
+    const d = s.decision;
+    out.push(
+      '',
+      `## Decision: ${d.verdict}`,
+      '',
+      `Paired Hoeffding (METHOD section 5), treatment ${d.treatment} vs baseline ${d.baseline}, n = ${d.n}, alpha = ${d.alpha}.`,
+      '',
+      '| criterion | metric | estimate | interval | margin | half-width (planDecision) | verdict |',
+      '| --- | --- | ---: | --- | ---: | ---: | --- |',
+    );
+    for (const c of d.criteria) {
+      const plan = s.plan?.criteria.find((p) => p.id === c.id);
+      out.push(
+        `| ${c.id} | ${c.metric} | ${num(c.estimate)} | [${num(c.lower)}, ${num(c.upper)}] | ${c.margin} | ${num(plan?.half_width)} | ${c.verdict} |`,
+      );
+    }
+    if (s.plan) {
+      for (const p of s.plan.criteria) {
+        out.push('', `${p.id}: validates only if the observed difference is above ${num(p.validates_above)}; fails only below ${num(p.fails_below)}.`);
+      }
+    }
+  }
+  if (sim) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');
+  return out.join('\n') + '\n';
+}
