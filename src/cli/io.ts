@@ -43,9 +43,14 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
  * Reads a whole text file, or standard input for `-`, as UTF-8 (a leading byte-order mark is dropped).
  *
  * @param option - the option that named the file (e.g. `--input`), for the error message.
- * @throws {CliUsageError} when the file cannot be read, naming the option and the file.
+ * @throws {CliUsageError} when the file cannot be read, naming the option and the file, or when `-`
+ *   is a terminal.
  */
 export async function readText(file: string, io: CliIo, option: string): Promise<string> {
+  if (file === STDIO && (io.stdin as { isTTY?: boolean }).isTTY === true) {
+    // Waiting for rows typed at a terminal is never what was meant.
+    throw new CliUsageError(`${option} is standard input, which is a terminal: give ${option} FILE or pipe the rows in`);
+  }
   let text: string;
   try {
     text = file === STDIO ? await readStream(io.stdin) : await readFile(file, 'utf8');

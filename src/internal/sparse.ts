@@ -42,16 +42,29 @@ export function sparseSimilarityRow(x: CsrMatrix, xt: CsrMatrix, u: number, out:
   }
 }
 
+/** Column -> new column, -1 for columns not in use; kept between calls and reset after each. */
+let scratchPosition = new Int32Array(0);
+
 /**
  * The same matrix with only the columns that hold an entry, renumbered 0.. in ascending order of
  * the original column (so every row stays sorted and every dot product sums in the same order).
+ * O(nnz + d log d) for d columns in use, whatever the number of columns.
  */
 export function compactColumns(x: CsrMatrix): CsrMatrix {
-  const position = new Int32Array(x.cols);
-  for (let k = 0; k < x.indices.length; k++) position[x.indices[k] as number] = 1;
-  let used = 0;
-  for (let c = 0; c < x.cols; c++) if (position[c] === 1) position[c] = used++;
+  if (scratchPosition.length < x.cols) scratchPosition = new Int32Array(x.cols).fill(-1);
+  const position = scratchPosition;
+  const used: number[] = [];
+  for (let k = 0; k < x.indices.length; k++) {
+    const c = x.indices[k] as number;
+    if (position[c] === -1) {
+      position[c] = 0;
+      used.push(c);
+    }
+  }
+  const columns = Int32Array.from(used).sort();
+  for (let j = 0; j < columns.length; j++) position[columns[j] as number] = j;
   const indices = new Int32Array(x.indices.length);
   for (let k = 0; k < indices.length; k++) indices[k] = position[x.indices[k] as number] as number;
-  return { rows: x.rows, cols: used, indptr: x.indptr, indices, data: x.data };
+  for (let j = 0; j < columns.length; j++) position[columns[j] as number] = -1;
+  return { rows: x.rows, cols: columns.length, indptr: x.indptr, indices, data: x.data };
 }

@@ -2,7 +2,8 @@
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
 import { STUDY_PHASES, type StudySummary } from './run.js';
 
-const num = (x: number | null | undefined, digits = 4): string => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+const num = (x: number | null | undefined, digits = 4): string =>
+  typeof x !== 'number' || !Number.isFinite(x) ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(digits);
 
 /**
  * Renders report.md from a study summary. For the sim backend the report says, at the top and beside every
@@ -15,7 +16,7 @@ const num = (x: number | null | undefined, digits = 4): string => (typeof x === 
  */
 export function renderReport(s: StudySummary): string {
   const out: string[] = [];
-  const sim = s.backend.simulation;
+  const sim = s.simulation;
   out.push(`# Study report: ${s.spec.title ?? '(untitled spec)'}`, '');
   if (sim) {
     out.push(
@@ -29,8 +30,8 @@ export function renderReport(s: StudySummary): string {
     `- spec: \`${s.spec.path}\``,
     `- spec sha256: \`${s.spec.sha256}\``,
     `- seed: ${s.seed}`,
-    `- backend: ${s.backend.name}${sim ? ' (simulation)' : ''}`,
-    `- backend settings: \`${JSON.stringify(s.backend.settings)}\``,
+    `- backend: ${s.backend}${sim ? ' (simulation)' : ''}`,
+    `- backend settings: \`${JSON.stringify(s.backend_settings)}\``,
     `- rl-advantages version: ${s.version}`,
     `- calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap} bootstrap replicates`,
   );

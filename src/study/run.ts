@@ -29,8 +29,8 @@ export const CALIBRATION_ROLLOUTS = 8;
 /** Pilot: steps per arm and eval items (METHOD section 8 step 4). */
 export const PILOT_STEPS = 3;
 export const PILOT_EVAL_ITEMS = 100;
-/** The study's calibration settings: fewer batches than `rl-adv calibrate`'s default keep the study fast. */
-export const STUDY_CALIBRATION = Object.freeze({ batches: 2000, bootstrap: 100 });
+/** The study's calibration settings: the recipe's 20000 batches, but 100 bootstrap replicates (not 1000) to keep the study fast. */
+export const STUDY_CALIBRATION = Object.freeze({ batches: 20000, bootstrap: 100 });
 
 /** What {@link runStudy} needs. */
 export interface StudyOptions {
@@ -73,7 +73,11 @@ export interface PhaseRecord {
 export interface StudySummary {
   spec: { title: string | null; path: string; sha256: string };
   seed: number;
-  backend: { name: string; simulation: boolean; settings: Record<string, unknown> };
+  /** `sim` or `tinker`. */
+  backend: string;
+  /** True for the sim backend: its figures come from a simulation. */
+  simulation: boolean;
+  backend_settings: Record<string, unknown>;
   version: string;
   options: { steps: number | null; eval_limit: number | null; calibration_batches: number; calibration_bootstrap: number };
   phases: Partial<Record<StudyPhase, PhaseRecord>>;
@@ -310,7 +314,9 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     : {
         spec: { title, path: specPath, sha256: identity.spec_sha256 },
         seed,
-        backend: { name: options.backend.name, simulation: options.backend.simulation, settings: options.backend.identity() },
+        backend: options.backend.name,
+        simulation: options.backend.simulation,
+        backend_settings: options.backend.identity(),
         version: VERSION,
         options: {
           steps: identity.steps,
@@ -478,7 +484,9 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
         ratio_ci95: f?.ratioCi95 ?? null,
         note: 'scored on the same calibration set and batches; adopting it needs a recorded revised spec before any training',
       };
-      const failed = result.checks.filter((c) => c.status !== 'pass').map((c) => `${c.metric} ${c.reason}`);
+      const failed = result.checks
+        .filter((c) => c.status !== 'pass')
+        .map((c) => `${c.metric} = ${fmt(c.value)} (${c.status}; min ${c.min ?? '-'}, max ${c.max ?? '-'})`);
       line = `FAILED: ${failed.join('; ')}; fallback length_bucket_loo B_eff ratio ${fmt(f?.ratio)}`;
     }
     writeJsonAtomic(path.join(dir, 'gate.json'), { metrics, result, fallback: summary.fallback ?? null });

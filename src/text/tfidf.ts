@@ -56,6 +56,17 @@ export interface TfidfVectorizerJSON {
   tokenCountQuartiles: [number, number, number];
 }
 
+/** One document's vector: ascending columns and their values. Never mutated once built. */
+interface VectorRow {
+  readonly indices: Int32Array;
+  readonly data: Float64Array;
+}
+
+/** Rows kept by a vectorizer's cache (about 0.5 KB each for GSM8K questions: a few MB at most). */
+const CACHE_ROWS = 8192;
+/** Longer documents are not cached: their rows are large and rarely repeat. */
+const CACHE_MAX_CHARS = 8192;
+
 type ResolvedOptions = Required<Omit<TfidfOptions, 'tokenizer'>> & { tokenizer: Tokenizer };
 
 /** Validates every option in one place and fills in scikit-learn's defaults. */
@@ -167,6 +178,10 @@ export class TfidfVectorizer {
   readonly #terms: readonly string[];
   /** The same mapping as `vocabulary`, in a plain Map for the hot lookup in `transform`. */
   readonly #index: Map<string, number>;
+  /** Term counts of the document being vectorised, all 0 between documents. */
+  readonly #counts: Int32Array;
+  /** Rows of recently vectorised documents (first in, first out; never shared with callers). */
+  readonly #cache = new Map<string, VectorRow>();
 
   private constructor(
     options: ResolvedOptions,
@@ -181,6 +196,7 @@ export class TfidfVectorizer {
     this.documents = documents;
     this.tokenCountQuartiles = Object.freeze(quartiles);
     this.#index = new Map(terms.map((term, index) => [term, index] as const));
+    this.#counts = new Int32Array(terms.length);
     this.vocabulary = new FrozenMap(this.#index);
     Object.freeze(this);
   }
@@ -386,17 +402,8 @@ export class TfidfVectorizer {
     if (!Array.isArray(docs)) {
       throw new RlAdvantagesError(`docs must be an array of strings, got ${describe(docs)}`, { code: 'bad_type', field: 'docs' });
     }
-    const columns = this.#terms.length;
     const indptr = new Int32Array(docs.length + 1);
-    let indices = new Int32Array(Math.max(16, docs.length * 32));
-    let data = new Float64Array(indices.length);
-    // Per-column counts of the current document in one typed array; `touched` lists the columns
-    // to read back (sorted ascending, as scikit-learn's sorted CSR indices) and reset to 0.
-    const counts = new Int32Array(columns);
-    let touched = new Int32Array(64);
-    const index = this.#index;
-    const idf = this.#idf;
-    const norm = this.#options.norm;
+    const rows: VectorRow[] = [];
     let nnz = 0;
     for (let r = 0; r < docs.length; r++) {
       const document = docs[r];
@@ -407,48 +414,53 @@ export class TfidfVectorizer {
           index: r,
         });
       }
-      let distinct = 0;
-      for (const term of analyze(this.#options, document)) {
-        const column = index.get(term);
-        if (column === undefined) continue;
-        if (counts[column] === 0) {
-          if (distinct === touched.length) {
-            const grown = new Int32Array(distinct * 2);
-            grown.set(touched);
-            touched = grown;
-          }
-          touched[distinct++] = column;
-        }
-        counts[column] = (counts[column] as number) + 1;
-      }
-      const sorted = touched.subarray(0, distinct).sort();
-      if (nnz + distinct > indices.length) {
-        const size = Math.max(nnz + distinct, indices.length * 2);
-        const grownIndices = new Int32Array(size);
-        grownIndices.set(indices.subarray(0, nnz));
-        indices = grownIndices;
-        const grownData = new Float64Array(size);
-        grownData.set(data.subarray(0, nnz));
-        data = grownData;
-      }
-      const start = nnz;
-      for (let k = 0; k < distinct; k++) {
-        const column = sorted[k] as number;
-        indices[nnz] = column;
-        data[nnz] = this.#weight(counts[column] as number) * (idf[column] as number);
-        counts[column] = 0;
-        nnz++;
-      }
-      normalizeRow(data, start, nnz, norm);
+      const row = this.#row(document);
+      rows.push(row);
+      nnz += row.indices.length;
       indptr[r + 1] = nnz;
     }
-    return {
-      rows: docs.length,
-      cols: columns,
-      indptr,
-      indices: indices.slice(0, nnz),
-      data: data.slice(0, nnz),
-    };
+    const indices = new Int32Array(nnz);
+    const data = new Float64Array(nnz);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] as VectorRow;
+      indices.set(row.indices, indptr[r] as number);
+      data.set(row.data, indptr[r] as number);
+    }
+    return { rows: docs.length, cols: this.#terms.length, indptr, indices, data };
+  }
+
+  /**
+   * One document's row, from the cache when the same text was seen recently (the vector depends
+   * on nothing but the text, so a cached row is the row): RL batches repeat prompts across steps
+   * and epochs, and calibration draws the same few tasks thousands of times.
+   */
+  #row(document: string): VectorRow {
+    const cached = this.#cache.get(document);
+    if (cached !== undefined) return cached;
+    const counts = this.#counts;
+    const touched: number[] = [];
+    for (const term of analyze(this.#options, document)) {
+      const column = this.#index.get(term);
+      if (column === undefined) continue;
+      if (counts[column] === 0) touched.push(column);
+      counts[column] = (counts[column] as number) + 1;
+    }
+    // Columns ascending, as scikit-learn's sorted CSR indices; counts go back to 0 for the next
+    // document (nothing between the increments above and this loop can throw).
+    const indices = Int32Array.from(touched).sort();
+    const data = new Float64Array(indices.length);
+    for (let k = 0; k < indices.length; k++) {
+      const column = indices[k] as number;
+      data[k] = this.#weight(counts[column] as number) * (this.#idf[column] as number);
+      counts[column] = 0;
+    }
+    normalizeRow(data, 0, data.length, this.#options.norm);
+    const row: VectorRow = { indices, data };
+    if (document.length <= CACHE_MAX_CHARS) {
+      if (this.#cache.size >= CACHE_ROWS) this.#cache.delete(this.#cache.keys().next().value as string);
+      this.#cache.set(document, row);
+    }
+    return row;
   }
 
   /**
@@ -484,7 +496,34 @@ export class TfidfVectorizer {
 }
 
 function analyze(options: ResolvedOptions, document: string): string[] {
-  return options.tokenizer.tokenize(options.lowercase ? document.toLowerCase() : document);
+  const text = options.lowercase ? document.toLowerCase() : document;
+  if (options.tokenizer === sklearnTokenizer && !NON_ASCII.test(text)) return asciiTokens(text);
+  return options.tokenizer.tokenize(text);
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+/** 1 for the ASCII word characters of `(?u)\w`: letters, digits and `_`. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[A-Za-z0-9_]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/**
+ * {@link sklearnTokenizer} on pure-ASCII text (most prompts), without the Unicode regex: maximal
+ * runs of two or more of [A-Za-z0-9_], which are exactly the ASCII letters (L*), numbers (N*) and
+ * `_`. test/text/tfidf.test.ts checks both paths against scikit-learn.
+ */
+function asciiTokens(text: string): string[] {
+  const tokens: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (ASCII_WORD[text.charCodeAt(i)] === 1) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start >= 2) tokens.push(text.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0 && text.length - start >= 2) tokens.push(text.slice(start));
+  return tokens;
 }
 
 /** Normalises data[start, end) in place; a zero row stays zero (scikit-learn's `normalize`). */

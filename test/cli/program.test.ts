@@ -1,7 +1,11 @@
 // The rl-adv program as a whole: every command's --help shows an example, usage errors exit 2.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
 import { VERSION } from '../../src/version.js';
-import { rlAdv } from './run.js';
+import { rlAdv, specPath, tempDir } from './run.js';
 
 const COMMANDS = [
   ['advantages'],
@@ -20,12 +24,18 @@ describe('rl-adv', () => {
     const run = rlAdv(['--help']);
     expect(run.code).toBe(0);
     for (const [name] of COMMANDS) expect(run.stdout).toMatch(new RegExp(`\\n {2}${name} `));
-    expect(run.stdout).toMatch(/\nExample:\n  rl-adv /);
+    expect(run.stdout).toMatch(/\nExample:\n {2}rl-adv /);
     expect(run.stdout).toMatch(/Exit codes: 0 success, 1 a failed gate, 2 bad input or usage/);
   });
 
-  it.each(COMMANDS)('%s %s --help shows an Example section with a runnable rl-adv line', (...command) => {
-    const run = rlAdv([...command.filter((c) => c !== undefined), '--help']);
+  it('every command rl-adv --help lists is one this suite checks, or study (tested by its own suite)', () => {
+    const section = rlAdv(['--help']).stdout.split('Commands:\n')[1]?.split('\n\n')[0] ?? '';
+    const listed = [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
+    expect(listed.filter((name) => name !== 'help' && name !== 'study')).toEqual(COMMANDS.filter((c) => c.length === 1).map((c) => c[0]));
+  });
+
+  it.each(COMMANDS.map((c) => c.join(' ')))('%s --help shows an Example section with a runnable rl-adv line', (command) => {
+    const run = rlAdv([...command.split(' '), '--help']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/\nExamples?:\n {2}(echo .*\| )?rl-adv /);
@@ -46,5 +56,26 @@ describe('rl-adv', () => {
     expect(none.code).toBe(2);
     expect(none.stdout).toBe('');
     for (const run of [unknown, option, none]) expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('runCli in-process', () => {
+  it('reads and writes only the streams it is given, and returns the exit code', async () => {
+    const capture = () => {
+      const stream = new PassThrough();
+      let text = '';
+      stream.on('data', (d: Buffer) => (text += d.toString()));
+      return { stream, text: () => text };
+    };
+    const out = capture();
+    const err = capture();
+    const io = (input: string) => ({ stdout: out.stream, stderr: err.stream, stdin: Readable.from([input]) });
+    expect(await runCli(['advantages', '--estimator', 'loo_batch_mean'], io('{"reward": 1}\n{"reward": 0}\n'))).toBe(0);
+    expect(out.text()).toBe('{"advantage":1,"baseline":0,"loo_mean":0}\n{"advantage":-1,"baseline":1,"loo_mean":1}\n');
+    expect(await runCli(['advantages', '--estimator', 'loo_batch_mean'], io('{"reward": true}\n'))).toBe(2);
+    expect(err.text()).toBe('rl-adv: <stdin>:1: field "reward": must be a finite number, got boolean\n');
+    const file = join(tempDir(), 'm.json');
+    writeFileSync(file, JSON.stringify({ offline_beff_ratio_tfidf_vs_loo_mean: 0.976 }));
+    expect(await runCli(['gate', '--spec', specPath, '--metrics', file, '--json'], io(''))).toBe(1);
   });
 });

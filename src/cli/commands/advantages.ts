@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { ESTIMATOR_NAMES, parseEstimatorName } from '../../estimators/registry.js';
-import type { Batch, Estimator } from '../../estimators/types.js';
+import type { Batch, Estimator, EstimatorResult } from '../../estimators/types.js';
 import { cliEstimator } from '../estimator.js';
 import { atRow, displayName, loadVectorizer, readJsonl, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
@@ -48,8 +48,7 @@ export function batchFromRows(rows: readonly Row[]): Batch {
 
 /**
  * Creates the named estimator, fitting or loading the vectorizer when one is given; a bad name or a
- * missing vectorizer is reported before any file is read. Shared by the commands that take
- * `--estimator`.
+ * missing vectorizer is reported before the input is read.
  */
 export async function estimatorFor(
   name: string,
@@ -75,7 +74,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   const file = options.input;
   const rows = await readJsonl(file, io, '--input');
   const batch = batchFromRows(rows);
-  let result;
+  let result: EstimatorResult;
   try {
     result = estimator.compute(batch);
   } catch (error) {
@@ -103,7 +102,7 @@ export function register(program: Command, io: CliIo): void {
     .summary('compute the advantage of every rollout of one batch')
     .description(
       'Computes A_i = r_i - b_i for one batch of rollouts with a named estimator (METHOD.md section 2).\n' +
-        'Input: JSON lines, one rollout a line, {"prompt": "...", "reward": 1, "group": "q7"} (group for the\n' +
+        'Input: JSON lines, one rollout a line, {"prompt": "...", "reward": 1, "group": "q7"} (group for the ' +
         'group estimators; "features": [..] for kernel_loo; other fields are ignored). The whole input is one batch.\n' +
         'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order.',
     )

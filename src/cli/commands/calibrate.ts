@@ -199,8 +199,8 @@ export function register(program: Command, io: CliIo): void {
     .command('calibrate')
     .summary('B_eff calibration of estimators on rollouts from the starting policy')
     .description(
-      'Scores advantage estimators by their effective batch size B_eff (METHOD.md section 4) on common random\n' +
-        'batches of B distinct tasks, relative to a reference (default the LOO batch mean), with a Monte-Carlo\n' +
+      'Scores advantage estimators by their effective batch size B_eff (METHOD.md section 4) on common random ' +
+        'batches of B distinct tasks, relative to a reference (default the LOO batch mean), with a Monte-Carlo ' +
         'standard error and a 95% bootstrap interval (tasks resampled) per ratio; one seed drives every draw.\n' +
         'Input: JSON lines, one rollout a line: {"task_id": "gsm8k_train_7400", "prompt": "...", "reward": 1}.\n' +
         'Every task has G >= 2 rollouts (corrected mode) or every task has exactly 1 (single-rollout mode).',

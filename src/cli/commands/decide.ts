@@ -1,6 +1,7 @@
 // rl-adv decide: the spec's paired Hoeffding decision on two arms' per-item results.
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
+import { describe } from '../../internal/validate.js';
 import { decide, type Decision, type PairedItem } from '../../stats/hoeffding.js';
 import { num, signed, table } from '../format.js';
 import { inputError, readJsonl, type Row } from '../io.js';
@@ -33,7 +34,7 @@ export async function readPredictions(file: string, option: string, io: CliIo): 
   const items = rows.map((row): PairedItem => {
     const id = row.value.item_id;
     if (!((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isInteger(id)))) {
-      throw row.error('item_id', `must be a non-empty string or an integer, got ${JSON.stringify(id) ?? 'nothing'}`);
+      throw row.error('item_id', `must be a non-empty string or an integer, got ${describe(id)}`);
     }
     const first = seen.get(String(id));
     if (first !== undefined) throw row.error('item_id', `${JSON.stringify(id)} repeats the item of line ${first}; each item appears once`);
@@ -143,9 +144,9 @@ export function register(program: Command, io: CliIo): void {
     .command('decide')
     .summary("decide the study with the spec's paired Hoeffding rule")
     .description(
-      "Applies the spec's decision_rule (METHOD.md section 5): items are paired by item_id, each criterion\n" +
-        'gets the interval mean(d) ± R·sqrt(ln(2k/alpha)/(2n)) and the verdict validated (lower > margin),\n' +
-        'failed (upper < margin) or inconclusive. Prediction files are JSON lines, one item a line:\n' +
+      "Applies the spec's decision_rule (METHOD.md section 5): items are paired by item_id, each criterion " +
+        'gets the interval mean(d) ± R·sqrt(ln(2k/alpha)/(2n)) and the verdict validated (lower > margin), ' +
+        'failed (upper < margin) or inconclusive. Prediction files are JSON lines, one item a line: ' +
         '{"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
     .requiredOption('--spec <file>', 'the study spec (JSON)')

@@ -87,8 +87,8 @@ export function register(program: Command, io: CliIo): void {
     .command('plan')
     .summary('before training: can the decision rule conclude with n items?')
     .description(
-      "For the spec's decision_rule and n paired items, prints each criterion's Hoeffding half-width\n" +
-        'R·sqrt(ln(2k/alpha)/(2n)) and the observed mean difference needed to validate (margin + half-width)\n' +
+      "For the spec's decision_rule and n paired items, prints each criterion's Hoeffding half-width " +
+        'R·sqrt(ln(2k/alpha)/(2n)) and the observed mean difference needed to validate (margin + half-width) ' +
         'or to fail (margin - half-width) (METHOD.md section 5). n defaults to the spec\'s eval.n_examples.',
     )
     .requiredOption('--spec <file>', 'the study spec (JSON)')

@@ -137,12 +137,12 @@ export function register(program: Command, io: CliIo): void {
     .command('serve')
     .summary('serve the estimators as JSON lines over stdin/stdout')
     .description(
-      'Reads one JSON request a line on standard input and writes one JSON response a line on standard\n' +
-        'output, in request order, until the input ends. Request:\n' +
-        '  {"id": 1, "estimator": "tfidf_kernel_loo_T0.1", "rewards": [..], "prompts": [..], "group_ids": [..]}\n' +
-        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight"}. A line that is not\n' +
-        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server\n' +
-        'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each\n' +
+      'Reads one JSON request a line on standard input and writes one JSON response a line on standard ' +
+        'output, in request order, until the input ends.\n' +
+        'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>).\n' +
+        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight"}. A line that is not ' +
+        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server ' +
+        'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each ' +
         'estimator is created once; stdout carries nothing but responses.',
     );
   addVectorizerOptions(command).action(async (options: VectorizerOptions) => serve(options, io));

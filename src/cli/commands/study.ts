@@ -111,7 +111,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--data-dir <dir>', 'GSM8K folder with train.jsonl and test.jsonl (default: $GSM8K_DIR)')
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
-    .option('--calibration-batches <n>', 'B_eff calibration batches (default 2000)', integerOption(2))
+    .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
     .action(async (options: StudyCliOptions) => run(options, io));
   withExamples(command, [

@@ -30,9 +30,10 @@ export function register(program: Command, io: CliIo): void {
   withExamples(tfidf, ['rl-adv tfidf fit --corpus train.jsonl --out vectorizer.json']);
   const command = tfidf
     .command('fit')
+    .summary('fit the vectorizer on a corpus and save it as JSON')
     .description(
-      'Fits the vocabulary and idf on a corpus and writes the vectorizer as JSON, for --vectorizer of\n' +
-        'advantages, calibrate and serve. The corpus is JSON lines with the text in --corpus-field\n' +
+      'Fits the vocabulary and idf on a corpus and writes the vectorizer as JSON, for --vectorizer of ' +
+        'advantages, calibrate and serve. The corpus is JSON lines with the text in --corpus-field ' +
         '(default "question", as GSM8K train.jsonl) or a .txt file with one document a line.',
     )
     .requiredOption('--corpus <file>', 'the fitting corpus')

@@ -40,8 +40,8 @@ function referenceTolerance(spec: StudySpec): { atol: number; rtol: number } {
  *    advantage), to 1e-12;
  * 2. the GS1 arm's kernel on 32 GSM8K train questions (the last 32 of the data order) matches a plain float64
  *    dense reference (w_ij = exp(cos_ij / T), w_ii = 0, b = W r / W 1) within the spec's reference tolerances;
- * 3. synthetic clusters (two prompts with no shared term, repeated 5 and 3 times) give the analytic baseline
- *    b_i = (e^{1/T} R_same_others + R_other) / (e^{1/T} (n_same - 1) + n_other);
+ * 3. synthetic clusters (the least similar two of those prompts, cosine c, repeated 5 and 3 times) give the
+ *    analytic baseline b_i = (e^{1/T} R_same_others + e^{c/T} R_other) / (e^{1/T} (n_same - 1) + e^{c/T} n_other);
  * 4. identical prompts give the LOO batch mean exactly (to 1e-12).
  *
  * @returns one {@link PreflightCheck} per check; the study stops if any fails.
@@ -120,20 +120,34 @@ export function estimatorPreflight(spec: StudySpec, vectorizer: TfidfVectorizer,
       detail: `${kernelName} on 32 train questions vs a dense float64 reference`,
     });
 
-    // 3. synthetic clusters.
-    const promptA = 'apples oranges bananas';
-    const promptB = 'trains buses bicycles';
+    // 3. synthetic clusters: two real prompts (the least similar pair of the 32), repeated 5 and 3 times.
+    let bIndex = 1;
+    let cross = Infinity;
+    for (let j = 1; j < prompts.length; j++) {
+      let c = 0;
+      const u = dense[0] as Float64Array;
+      const v = dense[j] as Float64Array;
+      for (let t = 0; t < u.length; t++) c += (u[t] as number) * (v[t] as number);
+      if (c < cross) {
+        cross = c;
+        bIndex = j;
+      }
+    }
+    const promptA = prompts[0] as string;
+    const promptB = prompts[bIndex] as string;
     const clusterPrompts = [promptA, promptA, promptA, promptA, promptA, promptB, promptB, promptB];
     const clusterRewards = [1, 0, 1, 1, 0, -0.1, 1, 0];
     const estimator = createEstimator(kernelName, { vectorizer });
     const cb = estimator.compute({ rewards: clusterRewards, prompts: clusterPrompts }).baselines;
+    // cos = 1 within a cluster (identical L2-normalised vectors), `cross` between the clusters.
     const wSame = Math.exp(1 / temperature);
+    const wCross = Math.exp(cross / temperature);
     const analytic = clusterPrompts.map((p, i) => {
       let num = 0;
       let den = 0;
       clusterPrompts.forEach((q, j) => {
         if (j === i) return;
-        const w = q === p ? wSame : 1;
+        const w = q === p ? wSame : wCross;
         num += w * (clusterRewards[j] as number);
         den += w;
       });
@@ -145,7 +159,7 @@ export function estimatorPreflight(spec: StudySpec, vectorizer: TfidfVectorizer,
       passed: errClusters <= 1e-9,
       maxAbsError: errClusters,
       tolerance: 'atol 1e-9',
-      detail: '2 clusters (5 and 3 identical prompts, no shared term): b_i = (e^(1/T) R_same + R_other) / (e^(1/T) (n_same - 1) + n_other)',
+      detail: `2 clusters (5 and 3 copies of two train prompts, cos ${cross.toFixed(4)}): b_i = (e^(1/T) R_same + e^(c/T) R_other) / (e^(1/T) (n_same - 1) + e^(c/T) n_other)`,
     });
 
     // 4. identical prompts give the LOO mean.

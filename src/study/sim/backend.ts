@@ -41,6 +41,15 @@ interface SimArmState {
   rewardPerStep: number[];
 }
 
+/**
+ * RL_ADV_SIM_STEP_DELAY_MS=<ms> makes every simulated training step wait that long after its checkpoint. It exists
+ * so a test (or a user trying --resume) can interrupt a run in the middle of an arm; it changes no number.
+ */
+function pause(): void {
+  const ms = Number(process.env.RL_ADV_SIM_STEP_DELAY_MS ?? 0);
+  if (Number.isFinite(ms) && ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /** The learning rate the spec gives an arm (arm.lr, else optimizer.lr), which the sim multiplies by lrScale. */
 function armLr(ctx: StudyContext, arm: ArmRunRequest['arm']): number {
   if (typeof arm.lr === 'number') return arm.lr;
@@ -195,6 +204,7 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
         state.adam = { m: Array.from(adam.m), v: Array.from(adam.v), t: adam.t };
         writeFileAtomic(stateFile, JSON.stringify(state));
         ctx.progress(state.step, steps);
+        pause();
       }
       if (!state.done) {
         state.done = true;

@@ -1,0 +1,74 @@
+// One Node benchmark case in its own process (so its peak RSS is its own), timed with tinybench
+// against the built library (dist/index.js). Usage: node bench/node-case.mjs <inputs.json> <case> <out.json>
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Bench } from 'tinybench';
+import { calibrateBeff, TfidfVectorizer, tfidfKernelLoo } from '../dist/index.js';
+import { promptsFor, rewardsFor } from './inputs.mjs';
+
+const [inputsPath, caseName, outPath] = process.argv.slice(2);
+const inputs = JSON.parse(readFileSync(inputsPath, 'utf8'));
+const spec = inputs.cases.find((c) => c.name === caseName);
+if (!spec) throw new Error(`no case ${caseName}`);
+const T = inputs.temperature;
+const mb = (bytes) => bytes / 1e6;
+
+const vectorizer = TfidfVectorizer.fit(inputs.train);
+let task;
+let first;
+if (spec.kind === 'fit') {
+  task = () => TfidfVectorizer.fit(inputs.train);
+} else if (spec.kind === 'kernel') {
+  const prompts = spec.prompts ?? promptsFor(inputs.questions, spec.size);
+  const rewards = spec.rewards ?? rewardsFor(spec.size);
+  task = () => tfidfKernelLoo({ rewards, prompts }, { vectorizer, temperature: T });
+  first = () => task().baselines;
+} else if (spec.kind === 'rotating') {
+  // A different batch every call, cycling through more prompts than the vectorizer's row cache
+  // keeps: every transform is cold.
+  let next = 0;
+  task = () => {
+    const batch = spec.batches[next];
+    next = (next + 1) % spec.batches.length;
+    return tfidfKernelLoo({ rewards: spec.rewards, prompts: batch }, { vectorizer, temperature: T });
+  };
+  first = () => tfidfKernelLoo({ rewards: spec.rewards, prompts: spec.batches[0] }, { vectorizer, temperature: T }).baselines;
+} else if (spec.kind === 'calibrate') {
+  const tasks = spec.tasks.map((t) => ({ taskId: t.id, prompt: t.prompt, rewards: t.rewards }));
+  task = () =>
+    calibrateBeff(tasks, {
+      vectorizer,
+      batchSize: spec.batchSize,
+      batches: spec.batches,
+      bootstrap: 0,
+      estimators: [`tfidf_kernel_loo_T${T}`],
+      seed: 1,
+    });
+} else {
+  throw new Error(`unknown kind ${spec.kind}`);
+}
+
+const baselines = first ? Array.from(first()) : null;
+if (global.gc) global.gc();
+const rssSetup = process.memoryUsage().rss;
+const bench = new Bench({
+  time: spec.time ?? 1000,
+  iterations: spec.iterations ?? 10,
+  warmupTime: spec.warmup === 0 ? 0 : 200,
+  warmupIterations: spec.warmup ?? 5,
+});
+bench.add(caseName, task);
+await bench.run();
+const result = bench.tasks[0].result;
+if (result.error) throw result.error;
+const latency = result.latency;
+writeFileSync(
+  outPath,
+  JSON.stringify({
+    medianMs: latency.p50,
+    meanMs: latency.mean,
+    samples: latency.samples?.length ?? result.samples?.length ?? null,
+    rssSetupMb: mb(rssSetup),
+    maxRssMb: process.resourceUsage().maxRSS / 1e3,
+    baselines,
+  }),
+);

@@ -1,0 +1,307 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RlAdvantagesError } from '../../src/errors.js';
+import { parseAdvantageLog } from '../../src/study/gate-metrics.js';
+import { createTinkerBackend } from '../../src/study/backends/tinker.js';
+import { runStudy, type StudyOptions } from '../../src/study/run.js';
+import { createSimBackend } from '../../src/study/sim/backend.js';
+import { SIM_DEFAULTS } from '../../src/study/sim/world.js';
+import { gsm8kDir, sharedDir } from '../helpers/paths.js';
+import { writeClusteredData } from './run-data.js';
+
+const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
+const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-study-'));
+const quick = { calibrationBatches: 2000, calibrationBootstrap: 20 } as const;
+
+/** Every file under `dir`, relative, sorted. */
+function files(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, name.name);
+      if (name.isDirectory()) walk(full);
+      else out.push(path.relative(dir, full));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** summary.json without its wall times (the only figures allowed to differ between identical runs). */
+function withoutWallTimes(file: string): unknown {
+  const summary = JSON.parse(readFileSync(file, 'utf8')) as { phases: Record<string, { wall_seconds?: number }> };
+  for (const phase of Object.values(summary.phases)) delete phase.wall_seconds;
+  return summary;
+}
+
+let clusteredDir: string;
+beforeAll(() => {
+  clusteredDir = writeClusteredData(path.join(temp(), 'clustered'));
+});
+
+describe('runStudy on the sim backend: the gate-failure path (default coupling, the record regime)', () => {
+  it('runs preflight, calibration and pilot, fails the gate, scores the fallback and stops with exit code 1', async () => {
+    const dir = path.join(temp(), 'run');
+    const { exitCode, summary } = await runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
+    expect(exitCode).toBe(1);
+    expect(Object.keys(summary)).toEqual(expect.arrayContaining(['spec', 'seed', 'backend', 'version', 'phases', 'calibration', 'gate']));
+    expect(summary.backend).toBe('sim');
+    expect(summary.simulation).toBe(true);
+    expect(summary.gate?.passed).toBe(false);
+    const beff = summary.gate?.checks.find((c) => c.metric === 'offline_beff_ratio_tfidf_vs_loo_mean');
+    expect(beff?.status).toBe('fail');
+    // The default sim reproduces the record's regime: the kernel is no better than the batch mean.
+    expect(beff?.value).toBeLessThan(1.03);
+    expect(beff?.value).toBeGreaterThan(0.9);
+    expect(summary.fallback?.estimator).toBe('length_bucket_loo');
+    expect(Number.isFinite(summary.fallback?.ratio)).toBe(true);
+    expect(summary.phases.gate?.status).toBe('stopped');
+    expect(summary.phases.arms).toBeUndefined();
+    expect(summary.arms).toBeUndefined();
+    expect(summary.decision).toBeUndefined();
+    // Artifacts of the phases reached, none of the others.
+    const list = files(dir);
+    expect(list).toEqual(
+      expect.arrayContaining([
+        'run.json',
+        'summary.json',
+        'report.md',
+        'preflight.json',
+        'calibration/calibration.jsonl',
+        'calibration/beff.json',
+        'pilot/grpo_g8/advantages.jsonl',
+        'pilot/gs1_tfidf_g1/advantages.jsonl',
+        'pilot/eval_init.jsonl',
+        'gate.json',
+      ]),
+    );
+    expect(list.some((f) => f.startsWith('arms/') || f.startsWith('eval/'))).toBe(false);
+    expect(list.some((f) => f.includes('.tmp-'))).toBe(false);
+    const calibrationRows = readFileSync(path.join(dir, 'calibration', 'calibration.jsonl'), 'utf8').trim().split('\n');
+    expect(calibrationRows).toHaveLength(64 * 8);
+    // The pilot logs are in the CONTRACTS.md format (gateMetrics' parser accepts them), 3 steps each.
+    const gs1 = parseAdvantageLog(readFileSync(path.join(dir, 'pilot', 'gs1_tfidf_g1', 'advantages.jsonl'), 'utf8'), 'gs1');
+    expect(gs1.map((r) => [r.step, r.rollouts, r.group_size, r.groups])).toEqual([
+      [0, 32, 1, 32],
+      [1, 32, 1, 32],
+      [2, 32, 1, 32],
+    ]);
+    const grpo = parseAdvantageLog(readFileSync(path.join(dir, 'pilot', 'grpo_g8', 'advantages.jsonl'), 'utf8'), 'grpo');
+    expect(grpo.map((r) => [r.rollouts, r.group_size, r.groups, r.max_self_weight])).toEqual([
+      [32, 8, 4, 0.125],
+      [32, 8, 4, 0.125],
+      [32, 8, 4, 0.125],
+    ]);
+    const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    expect(report).toContain('SIMULATION');
+    expect(report).toContain('## Activation gate: FAILED');
+    expect(report).toContain('length_bucket_loo');
+    expect(report).toContain(summary.spec.sha256);
+  });
+});
+
+describe('runStudy on the sim backend: the full path (clustered prompts, coupling 0.9)', () => {
+  const options = (dir: string): StudyOptions => ({
+    specPath,
+    dir,
+    backend: createSimBackend({ ...SIM_DEFAULTS, coupling: 0.9 }),
+    dataDir: clusteredDir,
+    steps: 12,
+    evalLimit: 200,
+    ...quick,
+  });
+
+  it('passes the gate, trains both arms, evaluates and decides; two runs give identical artifacts but wall times', async () => {
+    const a = path.join(temp(), 'a');
+    const b = path.join(temp(), 'b');
+    const first = await runStudy(options(a));
+    expect(first.exitCode).toBe(0);
+    const s = first.summary;
+    expect(s.gate?.passed).toBe(true);
+    expect(s.phases.decision?.status).toBe('done');
+    expect(Object.keys(s.arms ?? {})).toEqual(['grpo_g8', 'gs1_tfidf_g1']);
+    expect(s.arms?.gs1_tfidf_g1?.reward_per_step).toHaveLength(12);
+    expect(s.eval?.grpo_g8?.n).toBe(200);
+    expect(s.decision?.treatment).toBe('gs1_tfidf_g1');
+    expect(s.decision?.baseline).toBe('grpo_g8');
+    expect(['validated', 'failed', 'inconclusive']).toContain(s.decision?.verdict);
+    const c = s.decision?.criteria[0];
+    expect(c && c.lower < c.estimate && c.estimate < c.upper).toBe(true);
+    // The estimate is the paired difference of the two arms' accuracies.
+    expect(c?.estimate).toBeCloseTo((s.eval?.gs1_tfidf_g1?.accuracy ?? 0) - (s.eval?.grpo_g8?.accuracy ?? 0), 12);
+    // planDecision's half-width for n = 200, alpha 0.05, R = 2: 2 sqrt(ln(40) / 400).
+    expect(s.plan?.criteria[0]?.half_width).toBeCloseTo(2 * Math.sqrt(Math.log(2 / 0.05) / 400), 12);
+    const full = parseAdvantageLog(readFileSync(path.join(a, 'arms', 'gs1_tfidf_g1', 'advantages.jsonl'), 'utf8'), 'gs1');
+    expect(full).toHaveLength(12);
+    const report = readFileSync(path.join(a, 'report.md'), 'utf8');
+    expect(report).toContain('## Decision:');
+    expect(report).toContain('half-width');
+
+    const second = await runStudy(options(b));
+    expect(second.exitCode).toBe(0);
+    expect(files(b)).toEqual(files(a));
+    for (const f of files(a)) {
+      if (f === 'summary.json') expect(withoutWallTimes(path.join(b, f))).toEqual(withoutWallTimes(path.join(a, f)));
+      else if (f === 'report.md') {
+        const strip = (t: string): string => t.replace(/^\| (\w+) \| (\w+) \| [0-9.]+ \|/gm, '| $1 | $2 | |');
+        expect(strip(readFileSync(path.join(b, f), 'utf8'))).toBe(strip(readFileSync(path.join(a, f), 'utf8')));
+      } else expect(readFileSync(path.join(b, f)).equals(readFileSync(path.join(a, f))), f).toBe(true);
+    }
+  });
+
+  it('--resume of a finished run changes nothing and returns the same outcome', async () => {
+    const dir = path.join(temp(), 'r');
+    const first = await runStudy(options(dir));
+    const again = await runStudy({ ...options(dir), resume: true });
+    expect(again.exitCode).toBe(first.exitCode);
+    expect(again.summary.decision).toEqual(first.summary.decision);
+  });
+});
+
+describe('runStudy refuses bad input before writing anything', () => {
+  it('a malformed spec: RlAdvantagesError naming the problem, and no folder', async () => {
+    const root = temp();
+    const bad = path.join(root, 'bad.spec.json');
+    writeFileSync(bad, JSON.stringify({ decision_rule: { method: 'paired_hoeffding', alpha: 2, criteria: [] }, arms: [] }));
+    const dir = path.join(root, 'out');
+    await expect(runStudy({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/alpha/);
+    expect(existsSync(dir)).toBe(false);
+    writeFileSync(bad, '{ not json');
+    await expect(runStudy({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not valid JSON/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('an unwritable folder (under a file): a clear error and no artifact', async () => {
+    const root = temp();
+    writeFileSync(path.join(root, 'file'), 'x');
+    const dir = path.join(root, 'file', 'out');
+    const run = runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir });
+    await expect(run).rejects.toThrow(/cannot be created|not writable/);
+    await expect(run).rejects.toBeInstanceOf(RlAdvantagesError);
+    expect(readdirSync(root)).toEqual(['file']);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a read-only folder: a clear error (skipped as root, who can write anyway)', async () => {
+    const dir = temp();
+    chmodSync(dir, 0o555);
+    await expect(runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not writable/);
+    chmodSync(dir, 0o755);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a non-empty folder without --resume, or a folder of another run with --resume, is refused untouched', async () => {
+    const dir = temp();
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+    await expect(runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not empty/);
+    await expect(runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, resume: true })).rejects.toThrow(/no rl-adv study run/);
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+
+    const run = path.join(temp(), 'run');
+    await runStudy({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
+    const before = files(run);
+    await expect(runStudy({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick, seed: 1, resume: true })).rejects.toThrow(
+      /another run \(different seed\)/,
+    );
+    await expect(
+      runStudy({ specPath, dir: run, backend: createSimBackend({ ...SIM_DEFAULTS, coupling: 0.5 }), dataDir: gsm8kDir, ...quick, resume: true }),
+    ).rejects.toThrow(/different backend_settings/);
+    expect(files(run)).toEqual(before);
+  });
+});
+
+describe('the tinker backend', () => {
+  it('refuses without TINKER_API_KEY, without a working python, or without the drivers', () => {
+    expect(() => createTinkerBackend({ env: {} })).toThrow(/TINKER_API_KEY is not set/);
+    expect(() => createTinkerBackend({ env: { TINKER_API_KEY: 'k' }, python: '/nonexistent/python3' })).toThrow(/cannot run Python/);
+    expect(() => createTinkerBackend({ env: { TINKER_API_KEY: 'k', PATH: process.env.PATH }, driversDir: temp() })).toThrow(
+      /preflight\.py, sample_calibration\.py, run_arm\.py, eval_gsm8k\.py not found/,
+    );
+  });
+
+  it('runs the drivers phase by phase and reads their artifacts (fake drivers)', async () => {
+    const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));
+    const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
+    const dir = path.join(temp(), 'run');
+    const { exitCode, summary } = await runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick, evalLimit: 50 });
+    expect(summary.preflight?.checks.map((c) => c.id)).toContain('tinker:reference_advantages');
+    expect(summary.simulation).toBe(false);
+    expect(summary.gate?.passed).toBe(true);
+    expect(exitCode).toBe(0);
+    expect(summary.arms?.gs1_tfidf_g1?.reward_per_step).toEqual(Array.from({ length: 60 }, () => 0.5));
+    expect(summary.eval?.grpo_g8).toMatchObject({ n: 50 });
+    expect(summary.decision?.n).toBe(50);
+    const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    expect(report).not.toContain('SIMULATION');
+    // Every driver ran with the spec; eval got the pilot's 100 and the eval limit's 50 items.
+    const calls = readFileSync(path.join(drivers, 'calls.log'), 'utf8');
+    expect(calls).toMatch(/run_arm\.py --arm grpo_g8 .*--steps 3 /);
+    expect(calls).toMatch(/run_arm\.py --arm gs1_tfidf_g1 .*--steps 60 /);
+    expect(calls).toMatch(/eval_gsm8k\.py --checkpoint base .*--limit 100/);
+    expect(calls).toMatch(/eval_gsm8k\.py --checkpoint tinker:\/\/fake\/gs1_tfidf_g1\/60 .*--limit 50/);
+  });
+});
+
+/**
+ * Fake drivers with the real drivers' command lines: they write the artifacts the real ones would (calibration rows
+ * whose rewards follow each question's family, so the kernel helps; logs that meet the gate; eval rows).
+ */
+function writeFakeDrivers(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const header = `import argparse, json, os, sys
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log"), "a") as f:
+    f.write(os.path.basename(sys.argv[0]) + " " + " ".join(sys.argv[1:]) + "\\n")
+p = argparse.ArgumentParser()
+for name in ["--spec", "--out", "--data-dir", "--arm", "--log-path", "--checkpoint"]:
+    p.add_argument(name)
+for name in ["--steps", "--limit", "--tasks", "--rollouts", "--seed"]:
+    p.add_argument(name, type=int)
+p.add_argument("--overwrite", action="store_true")
+a = p.parse_args()
+`;
+  writeFileSync(
+    path.join(dir, 'preflight.py'),
+    header + `json.dump({"passed": True, "checks": {"reference_advantages": {"passed": True}}}, open(a.out, "w"))\n`,
+  );
+  writeFileSync(
+    path.join(dir, 'sample_calibration.py'),
+    header +
+      `rows = [json.loads(l) for l in open(os.path.join(a.data_dir, "train.jsonl"))]
+with open(a.out, "w") as f:
+    for k, row in enumerate(rows[-a.tasks:]):
+        good = any(w in row["question"] for w in ["bakery", "aquarium", "library", "orchestra", "beekeeper"])
+        for g in range(a.rollouts):
+            r = 1.0 if (good and g % 8 != 0) or (not good and g % 8 == 0) else 0.0
+            f.write(json.dumps({"task_id": "t%d" % k, "prompt": row["question"], "reward": r}) + "\\n")
+`,
+  );
+  writeFileSync(
+    path.join(dir, 'run_arm.py'),
+    header +
+      `os.makedirs(a.log_path, exist_ok=True)
+gs = 1 if a.arm.startswith("gs1") else 8
+log = os.path.join(a.log_path, "advantages.jsonl")
+with open(log, "w") as f:
+    for s in range(a.steps):
+        rewards = [1.0 if i % 2 else 0.0 for i in range(32)]
+        base = [0.4] * 32
+        loo = [(16.0 - r) / 31 for r in rewards]
+        adv = [r - b for r, b in zip(rewards, base)]
+        f.write(json.dumps({"arm": a.arm, "step": s, "estimator": "x", "rollouts": 32, "group_size": gs, "groups": 32 // gs,
+            "rewards": rewards, "baselines": base, "loo_mean": loo, "advantages": adv, "max_self_weight": 0.0 if gs == 1 else 0.125,
+            "nonzero_advantage_fraction": 1.0, "mean_abs_baseline_minus_loo_mean": 0.1}) + "\\n")
+print("cookbook chatter")
+print(json.dumps({"arm": a.arm, "steps_logged": a.steps, "advantages_log": log, "final_sampler_path": "tinker://fake/%s/%d" % (a.arm, a.steps)}))
+`,
+  );
+  writeFileSync(
+    path.join(dir, 'eval_gsm8k.py'),
+    header +
+      `with open(a.out, "w") as f:
+    for i in range(a.limit):
+        f.write(json.dumps({"item_id": "gsm8k_test_%d" % i, "correct": (i + len(a.checkpoint)) % 3 != 0, "answer": "1", "response": "\\\\boxed{1}"}) + "\\n")
+`,
+  );
+  return dir;
+}
