@@ -12,7 +12,13 @@ if (!spec) throw new Error(`no case ${caseName}`);
 const T = inputs.temperature;
 const mb = (bytes) => bytes / 1e6;
 
-const vectorizer = TfidfVectorizer.fit(inputs.train);
+const fitted = TfidfVectorizer.fit(inputs.train);
+const saved = fitted.toJSON();
+// Kernel cases start every call with a fresh copy of the vectorizer (restored outside the timed
+// call), so its row cache is empty and the transform is measured cold, as the reference's is;
+// only the case named "repeated prompts" keeps one vectorizer and so times cache hits.
+let vectorizer = fitted;
+const fresh = spec.warmCache ? undefined : () => (vectorizer = TfidfVectorizer.fromJSON(saved));
 let task;
 let first;
 if (spec.kind === 'fit') {
@@ -48,7 +54,7 @@ if (spec.kind === 'fit') {
 }
 
 const baselines = first ? Array.from(first()) : null;
-if (global.gc) global.gc();
+if (globalThis.gc) globalThis.gc();
 const rssSetup = process.memoryUsage().rss;
 const bench = new Bench({
   time: spec.time ?? 1000,
@@ -56,7 +62,7 @@ const bench = new Bench({
   warmupTime: spec.warmup === 0 ? 0 : 200,
   warmupIterations: spec.warmup ?? 5,
 });
-bench.add(caseName, task);
+bench.add(caseName, task, fresh && spec.kind !== 'fit' ? { beforeEach: fresh } : {});
 await bench.run();
 const result = bench.tasks[0].result;
 if (result.error) throw result.error;

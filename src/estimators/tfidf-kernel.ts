@@ -27,6 +27,10 @@ export interface TfidfKernelOptions {
  * of the most similar other prompts. Repeated prompts (GRPO-style groups) are vectorised once.
  * Needs B >= 2. METHOD.md section 2.
  *
+ * Cost, for U distinct prompts: time O(sum over terms of df_t^2 + U^2) (df_t the number of
+ * distinct prompts holding term t) and memory O(B + nnz + U), never a U x U matrix; measured
+ * figures are in docs/performance.md.
+ *
  * @throws {@link RlAdvantagesError} if a reward is not finite, B < 2, `prompts` is missing or of
  *   another length, T is not a finite number > 0, or `vectorizer` is missing.
  * @example
@@ -51,7 +55,8 @@ export function tfidfKernelLoo(batch: Batch, options: TfidfKernelOptions): Estim
     );
   }
   const units = unitsByKey(prompts);
-  const unique = units.members.map((list) => prompts[list[0] as number] as string);
+  const unique: string[] = [];
+  for (let u = 0; u < units.count; u++) unique.push(prompts[units.order[units.start[u] as number] as number] as string);
   const x = vectorizer.transform(unique);
   const baselines = sparseKernelBaselines(rewards, units, x, temperature);
   return { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 };

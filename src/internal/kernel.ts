@@ -13,14 +13,38 @@
 // through sparse-kernel.ts.
 import type { CsrMatrix } from '../text/tfidf.js';
 import { sumsOfOthers } from './batch.js';
-import { compactColumns, transposeCsr } from './sparse.js';
+import { compactAndTranspose } from './sparse.js';
 import { sparseKernelSums } from './sparse-kernel.js';
 
+/**
+ * Rollouts grouped into units, in compressed form: unit u's rollouts are
+ * order[start[u]] .. order[start[u + 1] - 1], ascending (input order). One allocation per array
+ * whatever the number of units, which matters for small batches.
+ */
 export interface Units {
   /** Unit index of each rollout. */
   readonly unitOf: Int32Array;
-  /** Rollout indices of each unit, in input order. */
-  readonly members: Int32Array[];
+  /** Number of units U. */
+  readonly count: number;
+  /** U + 1 offsets into `order`. */
+  readonly start: Int32Array;
+  /** The rollouts grouped by unit. */
+  readonly order: Int32Array;
+}
+
+/** Units from each rollout's unit index (numbered by first appearance, 0..count-1). */
+function unitsFrom(unitOf: Int32Array, count: number): Units {
+  const start = new Int32Array(count + 1);
+  for (let i = 0; i < unitOf.length; i++) start[(unitOf[i] as number) + 1] = (start[(unitOf[i] as number) + 1] as number) + 1;
+  for (let u = 0; u < count; u++) start[u + 1] = (start[u + 1] as number) + (start[u] as number);
+  const order = new Int32Array(unitOf.length);
+  const next = start.slice(0, count);
+  for (let i = 0; i < unitOf.length; i++) {
+    const u = unitOf[i] as number;
+    order[next[u] as number] = i;
+    next[u] = (next[u] as number) + 1;
+  }
+  return { unitOf, count, start, order };
 }
 
 /** Fills out[v] = similarity of unit u to unit v for every unit v (out[u] included). */
@@ -28,41 +52,36 @@ export type SimilarityRow = (u: number, out: Float64Array) => void;
 
 export function singletonUnits(size: number): Units {
   const unitOf = new Int32Array(size);
-  const members: Int32Array[] = [];
-  for (let i = 0; i < size; i++) {
-    unitOf[i] = i;
-    members.push(Int32Array.of(i));
-  }
-  return { unitOf, members };
+  for (let i = 0; i < size; i++) unitOf[i] = i;
+  return { unitOf, count: size, start: Int32Array.from({ length: size + 1 }, (_, i) => i), order: unitOf };
 }
 
 export function unitsByKey(keys: readonly string[]): Units {
   const index = new Map<string, number>();
   const unitOf = new Int32Array(keys.length);
-  const lists: number[][] = [];
   for (let i = 0; i < keys.length; i++) {
     let u = index.get(keys[i] as string);
     if (u === undefined) {
-      u = lists.length;
+      u = index.size;
       index.set(keys[i] as string, u);
-      lists.push([]);
     }
     unitOf[i] = u;
-    (lists[u] as number[]).push(i);
   }
-  return { unitOf, members: lists.map((list) => Int32Array.from(list)) };
+  return unitsFrom(unitOf, index.size);
 }
 
-/** R_v (sum of the unit's rewards) and N_v (its size) of every unit. */
+/** R_v (sum of the unit's rewards) and N_v (its size) of every unit, in one array: R then N. */
 function unitTotals(rewards: Float64Array, units: Units): { unitSum: Float64Array; unitSize: Float64Array } {
-  const unitCount = units.members.length;
-  const unitSum = new Float64Array(unitCount);
-  const unitSize = new Float64Array(unitCount);
+  const unitCount = units.count;
+  const both = new Float64Array(2 * unitCount);
+  const unitSum = both.subarray(0, unitCount);
+  const unitSize = both.subarray(unitCount);
+  const { start, order } = units;
   for (let v = 0; v < unitCount; v++) {
-    const list = units.members[v] as Int32Array;
-    unitSize[v] = list.length;
+    const end = start[v + 1] as number;
+    unitSize[v] = end - (start[v] as number);
     let sum = 0;
-    for (const i of list) sum += rewards[i] as number;
+    for (let k = start[v] as number; k < end; k++) sum += rewards[order[k] as number] as number;
     unitSum[v] = sum;
   }
   return { unitSum, unitSize };
@@ -75,16 +94,20 @@ function unitTotals(rewards: Float64Array, units: Units): { unitSum: Float64Arra
  */
 function finishUnit(
   rewards: Float64Array,
-  own: Int32Array,
+  units: Units,
+  u: number,
   numerator: number,
   denominator: number,
   selfWeight: number,
   baselines: Float64Array,
 ): void {
-  if (own.length === 1) {
-    baselines[own[0] as number] = numerator / denominator;
+  const first = units.start[u] as number;
+  const end = units.start[u + 1] as number;
+  if (end - first === 1) {
+    baselines[units.order[first] as number] = numerator / denominator;
     return;
   }
+  const own = units.order.subarray(first, end);
   const others = sumsOfOthers(rewards, own);
   const denominatorWithOwn = denominator + selfWeight * (own.length - 1);
   for (let k = 0; k < own.length; k++) {
@@ -99,14 +122,13 @@ export function kernelBaselines(
   similarityRow: SimilarityRow,
   temperature: number,
 ): Float64Array {
-  const unitCount = units.members.length;
+  const unitCount = units.count;
   const { unitSum, unitSize } = unitTotals(rewards, units);
   const baselines = new Float64Array(rewards.length);
   const similarity = new Float64Array(unitCount);
   for (let u = 0; u < unitCount; u++) {
     similarityRow(u, similarity);
-    const own = units.members[u] as Int32Array;
-    const hasCopies = own.length > 1;
+    const hasCopies = (unitSize[u] as number) > 1;
     let max = -Infinity;
     for (let v = 0; v < unitCount; v++) {
       if (v === u && !hasCopies) continue;
@@ -122,7 +144,7 @@ export function kernelBaselines(
       denominator += w * (unitSize[v] as number);
     }
     const selfWeight = hasCopies ? Math.exp(((similarity[u] as number) - max) / temperature) : 0;
-    finishUnit(rewards, own, numerator, denominator, selfWeight, baselines);
+    finishUnit(rewards, units, u, numerator, denominator, selfWeight, baselines);
   }
   return baselines;
 }
@@ -139,17 +161,18 @@ export function sparseKernelBaselines(
   x: CsrMatrix,
   temperature: number,
 ): Float64Array {
-  const unitCount = units.members.length;
+  const unitCount = units.count;
   const { unitSum, unitSize } = unitTotals(rewards, units);
   // Only the batch's own terms matter: renumbering them keeps the transpose O(nnz + terms used)
   // rather than O(vocabulary), which is most of the cost of a batch of 32.
-  const compact = compactColumns(x);
-  const sums = sparseKernelSums(compact, transposeCsr(compact), unitSum, unitSize, temperature);
+  const compact = compactAndTranspose(x);
+  const sums = sparseKernelSums(compact.x, compact.xt, unitSum, unitSize, temperature);
   const baselines = new Float64Array(rewards.length);
   for (let u = 0; u < unitCount; u++) {
     finishUnit(
       rewards,
-      units.members[u] as Int32Array,
+      units,
+      u,
       sums[u] as number,
       sums[unitCount + u] as number,
       sums[2 * unitCount + u] as number,

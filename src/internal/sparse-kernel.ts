@@ -12,6 +12,9 @@
 import type { CsrMatrix } from '../text/tfidf.js';
 import { expNonPositive } from './fast-exp.js';
 
+/** Rows v per tile of the product: 2048 float64 = 16 KB, well inside a 32-48 KB L1 data cache. */
+const TILE = 2048;
+
 /** numerator, denominator and self weight of every unit, as three consecutive runs of U values. */
 export function sparseKernelSums(
   x: CsrMatrix,
@@ -27,17 +30,44 @@ export function sparseKernelSums(
   const tIndptr = xt.indptr;
   const tIndices = xt.indices;
   const tData = xt.data;
-  const out = new Float64Array(3 * units);
-  const row = new Float64Array(units);
+  // One allocation: the three output runs, then the similarity row (returned as a view).
+  const buffer = new Float64Array(4 * units);
+  const out = buffer.subarray(0, 3 * units);
+  const row = buffer.subarray(3 * units);
+  let longest = 0;
+  if (units > TILE) {
+    for (let u = 0; u < units; u++) longest = Math.max(longest, (xIndptr[u + 1] as number) - (xIndptr[u] as number));
+  }
+  const cursor = new Int32Array(longest);
   for (let u = 0; u < units; u++) {
+    const rowStart = xIndptr[u] as number;
     const rowEnd = xIndptr[u + 1] as number;
-    for (let k = xIndptr[u] as number; k < rowEnd; k++) {
-      const t = xIndices[k] as number;
-      const value = xData[k] as number;
-      const columnEnd = tIndptr[t + 1] as number;
-      for (let p = tIndptr[t] as number; p < columnEnd; p++) {
-        const v = tIndices[p] as number;
-        row[v] = (row[v] as number) + value * (tData[p] as number);
+    if (units <= TILE) {
+      for (let k = rowStart; k < rowEnd; k++) {
+        const t = xIndices[k] as number;
+        const value = xData[k] as number;
+        const columnEnd = tIndptr[t + 1] as number;
+        for (let p = tIndptr[t] as number; p < columnEnd; p++) {
+          const v = tIndices[p] as number;
+          row[v] = (row[v] as number) + value * (tData[p] as number);
+        }
+      }
+    } else {
+      // The same products, one tile of TILE rows v at a time, so the part of `row` being
+      // written stays in the L1 cache; every s_uv still sums its terms in ascending order.
+      for (let k = rowStart; k < rowEnd; k++) cursor[k - rowStart] = tIndptr[xIndices[k] as number] as number;
+      for (let limit = TILE; limit < units + TILE; limit += TILE) {
+        for (let k = rowStart; k < rowEnd; k++) {
+          const value = xData[k] as number;
+          const columnEnd = tIndptr[(xIndices[k] as number) + 1] as number;
+          let p = cursor[k - rowStart] as number;
+          for (; p < columnEnd; p++) {
+            const v = tIndices[p] as number;
+            if (v >= limit) break;
+            row[v] = (row[v] as number) + value * (tData[p] as number);
+          }
+          cursor[k - rowStart] = p;
+        }
       }
     }
     const hasCopies = (unitSize[u] as number) > 1;

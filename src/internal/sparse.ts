@@ -46,25 +46,61 @@ export function sparseSimilarityRow(x: CsrMatrix, xt: CsrMatrix, u: number, out:
 let scratchPosition = new Int32Array(0);
 
 /**
- * The same matrix with only the columns that hold an entry, renumbered 0.. in ascending order of
- * the original column (so every row stays sorted and every dot product sums in the same order).
- * O(nnz + d log d) for d columns in use, whatever the number of columns.
+ * The same matrix with only the columns that hold an entry, renumbered 0.. in order of first
+ * appearance, and its transpose (the inverted index: column -> ascending rows). Each row keeps
+ * its entries in their original order, so a product that walks row u's entries and scatters
+ * through the inverted index sums in exactly the order it would without renumbering. O(nnz) for
+ * any number of columns (a transpose over the whole vocabulary is most of the cost of a small
+ * batch).
  */
-export function compactColumns(x: CsrMatrix): CsrMatrix {
+export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix } {
+  const sourceIndices = x.indices;
+  const nnz = sourceIndices.length;
   if (scratchPosition.length < x.cols) scratchPosition = new Int32Array(x.cols).fill(-1);
   const position = scratchPosition;
-  const used: number[] = [];
-  for (let k = 0; k < x.indices.length; k++) {
-    const c = x.indices[k] as number;
-    if (position[c] === -1) {
-      position[c] = 0;
-      used.push(c);
+  // One allocation for the five integer arrays (typed-array allocations dominate small batches).
+  const ints = new Int32Array(5 * nnz + 1);
+  const columns = ints.subarray(0, nnz);
+  const indices = ints.subarray(nnz, 2 * nnz);
+  let d = 0;
+  for (let k = 0; k < nnz; k++) {
+    const c = sourceIndices[k] as number;
+    let j = position[c] as number;
+    if (j === -1) {
+      j = d++;
+      position[c] = j;
+      columns[j] = c;
+    }
+    indices[k] = j;
+  }
+  const tIndptr = ints.subarray(2 * nnz, 2 * nnz + d + 1);
+  for (let k = 0; k < nnz; k++) {
+    const j = (indices[k] as number) + 1;
+    tIndptr[j] = (tIndptr[j] as number) + 1;
+  }
+  for (let j = 0; j < d; j++) {
+    position[columns[j] as number] = -1;
+    tIndptr[j + 1] = (tIndptr[j + 1] as number) + (tIndptr[j] as number);
+  }
+  const next = ints.subarray(3 * nnz + 1, 3 * nnz + 1 + d);
+  next.set(tIndptr.subarray(0, d));
+  const tIndices = ints.subarray(4 * nnz + 1, 5 * nnz + 1);
+  const tData = new Float64Array(nnz);
+  const rows = x.rows;
+  const indptr = x.indptr;
+  const data = x.data;
+  for (let r = 0; r < rows; r++) {
+    const end = indptr[r + 1] as number;
+    for (let k = indptr[r] as number; k < end; k++) {
+      const j = indices[k] as number;
+      const at = next[j] as number;
+      next[j] = at + 1;
+      tIndices[at] = r;
+      tData[at] = data[k] as number;
     }
   }
-  const columns = Int32Array.from(used).sort();
-  for (let j = 0; j < columns.length; j++) position[columns[j] as number] = j;
-  const indices = new Int32Array(x.indices.length);
-  for (let k = 0; k < indices.length; k++) indices[k] = position[x.indices[k] as number] as number;
-  for (let j = 0; j < columns.length; j++) position[columns[j] as number] = -1;
-  return { rows: x.rows, cols: columns.length, indptr: x.indptr, indices, data: x.data };
+  return {
+    x: { rows, cols: d, indptr, indices, data },
+    xt: { rows: d, cols: rows, indptr: tIndptr, indices: tIndices, data: tData },
+  };
 }

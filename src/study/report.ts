@@ -29,6 +29,7 @@ export function renderReport(s: StudySummary): string {
   out.push(
     `- spec: \`${s.spec.path}\``,
     `- spec sha256: \`${s.spec.sha256}\``,
+    `- data: \`${s.data.dir}\` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
     `- seed: ${s.seed}`,
     `- backend: ${s.backend}${sim ? ' (simulation)' : ''}`,
     `- backend settings: \`${JSON.stringify(s.backend_settings)}\``,
@@ -37,7 +38,8 @@ export function renderReport(s: StudySummary): string {
   );
   if (s.options.steps !== null) out.push(`- steps overridden: ${s.options.steps} per arm (not the spec's)`);
   if (s.options.eval_limit !== null) out.push(`- eval limited to the first ${s.options.eval_limit} test items (not all)`);
-  out.push('', '## Phases', '', '| phase | status | wall time (s) | result |', '| --- | --- | ---: | --- |');
+  const total = Object.values(s.phases).reduce((sum, p) => sum + (p?.wall_seconds ?? 0), 0);
+  out.push('', '## Phases', '', `Total wall time: ${total.toFixed(1)} s.`, '', '| phase | status | wall time (s) | result |', '| --- | --- | ---: | --- |');
   for (const name of STUDY_PHASES) {
     const p = s.phases[name];
     out.push(p ? `| ${name} | ${p.status} | ${p.wall_seconds.toFixed(3)} | ${p.result.replace(/\|/g, '\\|')} |` : `| ${name} | not reached | | |`);
@@ -105,7 +107,7 @@ export function renderReport(s: StudySummary): string {
       '',
       `## Decision: ${d.verdict}`,
       '',
-      `Paired Hoeffding (METHOD section 5), treatment ${d.treatment} vs baseline ${d.baseline}, n = ${d.n}, alpha = ${d.alpha}.`,
+      `Paired Hoeffding (METHOD section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.`,
       '',
       '| criterion | metric | estimate | interval | margin | half-width (planDecision) | verdict |',
       '| --- | --- | ---: | --- | ---: | ---: | --- |',

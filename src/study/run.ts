@@ -72,6 +72,8 @@ export interface PhaseRecord {
 /** summary.json. */
 export interface StudySummary {
   spec: { title: string | null; path: string; sha256: string };
+  /** The GSM8K folder, its row counts, and the sha256 of train.jsonl followed by test.jsonl. */
+  data: { dir: string; train: number; test: number; sha256: string };
   seed: number;
   /** `sim` or `tinker`. */
   backend: string;
@@ -94,10 +96,10 @@ export interface StudySummary {
     alpha: number;
     n: number;
     verdict: string;
-    treatment: string;
-    baseline: string;
     criteria: { id: string; metric: string; estimate: number; lower: number; upper: number; margin: number; verdict: string }[];
   };
+  /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
+  comparison?: { treatment: string; baseline: string };
   plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };
   exit_code?: number;
 }
@@ -168,6 +170,15 @@ function prepareDir(dir: string, resume: boolean): void {
   }
 }
 
+/** Removes the temporary files of writes cut short by a kill (`<artifact>.tmp-<pid>`), before a resume. */
+function removeStaleTemporaries(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) removeStaleTemporaries(full);
+    else if (/\.tmp-\d+$/.test(entry.name)) rmSync(full);
+  }
+}
+
 function calibrationSummary(c: BeffCalibration): CalibrationSummary {
   const estimators: CalibrationSummary['estimators'] = {};
   for (const [name, e] of Object.entries(c.estimators)) {
@@ -187,6 +198,7 @@ function calibrationSummary(c: BeffCalibration): CalibrationSummary {
   };
 }
 
+/** The gate as `rl-adv gate --json` prints it: {passed, checks: [{metric, value, min, max, status}]}. */
 function gateJson(result: GateResult): NonNullable<StudySummary['gate']> {
   return {
     passed: result.passed,
@@ -194,14 +206,13 @@ function gateJson(result: GateResult): NonNullable<StudySummary['gate']> {
   };
 }
 
-function decisionJson(d: Decision, treatment: string, baseline: string): NonNullable<StudySummary['decision']> {
+/** The decision as `rl-adv decide --json` prints it: {method, alpha, n, verdict, criteria: [...]}. */
+function decisionJson(d: Decision): NonNullable<StudySummary['decision']> {
   return {
     method: d.method,
     alpha: d.alpha,
     n: d.n,
     verdict: d.verdict,
-    treatment,
-    baseline,
     criteria: d.criteria.map((c) => ({
       id: c.id,
       metric: c.metric,
@@ -276,9 +287,12 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
 
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
+  const dataHash = createHash('sha256');
+  for (const split of ['train', 'test']) dataHash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
   const identity = {
     format: 'rl-adv/study-run',
     spec_sha256: sha256(specText),
+    data_sha256: dataHash.digest('hex'),
     seed,
     backend: options.backend.name,
     backend_settings: options.backend.identity(),
@@ -302,6 +316,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
         'resume_mismatch',
       );
     }
+    removeStaleTemporaries(dir);
   } else if (options.resume === true && readdirSync(dir).length > 0) {
     throw usage(`--out ${dir} holds no rl-adv study run (no run.json); refusing to resume into it`, 'resume_mismatch');
   } else {
@@ -313,6 +328,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     ? readJson<StudySummary>(summaryFile)
     : {
         spec: { title, path: specPath, sha256: identity.spec_sha256 },
+        data: { dir: dataDir, train: train.length, test: test.length, sha256: identity.data_sha256 },
         seed,
         backend: options.backend.name,
         simulation: options.backend.simulation,
@@ -536,9 +552,10 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     const rows = (arm: StudyArm): EvalRow[] => readJsonl<EvalRow>(path.join(evalDir, `${arm.name}.jsonl`));
     const decision = decide(spec.decisionRule, rows(treatment), rows(baseline));
     const plan = planDecision({ n: decision.n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria });
-    summary.decision = decisionJson(decision, treatment.name, baseline.name);
+    summary.comparison = { treatment: treatment.name, baseline: baseline.name };
+    summary.decision = decisionJson(decision);
     summary.plan = planJson(plan);
-    writeJsonAtomic(path.join(dir, 'decision.json'), { decision: summary.decision, plan: summary.plan });
+    writeJsonAtomic(path.join(dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan });
     const c = decision.criteria[0];
     return {
       line: `${decision.verdict}${c ? ` (${c.id}: ${fmt(c.estimate)} in [${fmt(c.lower)}, ${fmt(c.upper)}], margin ${c.margin}, half-width ${fmt(c.halfWidth)})` : ''}`,

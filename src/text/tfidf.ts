@@ -62,8 +62,8 @@ interface VectorRow {
   readonly data: Float64Array;
 }
 
-/** Rows kept by a vectorizer's cache (about 0.5 KB each for GSM8K questions: a few MB at most). */
-const CACHE_ROWS = 8192;
+/** Rows per generation of a vectorizer's cache (about 0.5 KB each for GSM8K questions: a few MB). */
+const CACHE_ROWS = 4096;
 /** Longer documents are not cached: their rows are large and rarely repeat. */
 const CACHE_MAX_CHARS = 8192;
 
@@ -180,8 +180,13 @@ export class TfidfVectorizer {
   readonly #index: Map<string, number>;
   /** Term counts of the document being vectorised, all 0 between documents. */
   readonly #counts: Int32Array;
-  /** Rows of recently vectorised documents (first in, first out; never shared with callers). */
-  readonly #cache = new Map<string, VectorRow>();
+  /**
+   * Rows of recently vectorised documents in two generations: when the newer one is full it
+   * becomes the older one and the oldest rows are dropped. O(1) per document, at most
+   * 2 x CACHE_ROWS rows, and rows in use stay (they are copied forward when hit).
+   */
+  #cache = new Map<string, VectorRow>();
+  #olderCache = new Map<string, VectorRow>();
 
   private constructor(
     options: ResolvedOptions,
@@ -437,6 +442,11 @@ export class TfidfVectorizer {
   #row(document: string): VectorRow {
     const cached = this.#cache.get(document);
     if (cached !== undefined) return cached;
+    const older = this.#olderCache.get(document);
+    if (older !== undefined) {
+      this.#remember(document, older);
+      return older;
+    }
     const counts = this.#counts;
     const touched: number[] = [];
     for (const term of analyze(this.#options, document)) {
@@ -447,7 +457,7 @@ export class TfidfVectorizer {
     }
     // Columns ascending, as scikit-learn's sorted CSR indices; counts go back to 0 for the next
     // document (nothing between the increments above and this loop can throw).
-    const indices = Int32Array.from(touched).sort();
+    const indices = new Int32Array(touched).sort();
     const data = new Float64Array(indices.length);
     for (let k = 0; k < indices.length; k++) {
       const column = indices[k] as number;
@@ -456,11 +466,16 @@ export class TfidfVectorizer {
     }
     normalizeRow(data, 0, data.length, this.#options.norm);
     const row: VectorRow = { indices, data };
-    if (document.length <= CACHE_MAX_CHARS) {
-      if (this.#cache.size >= CACHE_ROWS) this.#cache.delete(this.#cache.keys().next().value as string);
-      this.#cache.set(document, row);
-    }
+    if (document.length <= CACHE_MAX_CHARS) this.#remember(document, row);
     return row;
+  }
+
+  #remember(document: string, row: VectorRow): void {
+    if (this.#cache.size >= CACHE_ROWS) {
+      this.#olderCache = this.#cache;
+      this.#cache = new Map();
+    }
+    this.#cache.set(document, row);
   }
 
   /**
@@ -497,11 +512,13 @@ export class TfidfVectorizer {
 
 function analyze(options: ResolvedOptions, document: string): string[] {
   const text = options.lowercase ? document.toLowerCase() : document;
-  if (options.tokenizer === sklearnTokenizer && !NON_ASCII.test(text)) return asciiTokens(text);
+  if (options.tokenizer === sklearnTokenizer) {
+    const tokens = asciiTokens(text);
+    if (tokens !== null) return tokens;
+  }
   return options.tokenizer.tokenize(text);
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
 /** 1 for the ASCII word characters of `(?u)\w`: letters, digits and `_`. */
 const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[A-Za-z0-9_]/.test(String.fromCharCode(c)) ? 1 : 0;
@@ -509,13 +526,17 @@ for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[A-Za-z0-9_]/.test(String.fromCha
 /**
  * {@link sklearnTokenizer} on pure-ASCII text (most prompts), without the Unicode regex: maximal
  * runs of two or more of [A-Za-z0-9_], which are exactly the ASCII letters (L*), numbers (N*) and
- * `_`. test/text/tfidf.test.ts checks both paths against scikit-learn.
+ * `_`. Returns null at the first non-ASCII character (the regex tokenizer takes over).
+ * test/text/tfidf.test.ts checks the result against scikit-learn, test/internal/tfidf-transform.test.ts
+ * against the regex tokenizer.
  */
-function asciiTokens(text: string): string[] {
+function asciiTokens(text: string): string[] | null {
   const tokens: string[] = [];
   let start = -1;
   for (let i = 0; i < text.length; i++) {
-    if (ASCII_WORD[text.charCodeAt(i)] === 1) {
+    const code = text.charCodeAt(i);
+    if (code > 127) return null;
+    if (ASCII_WORD[code] === 1) {
       if (start < 0) start = i;
     } else if (start >= 0) {
       if (i - start >= 2) tokens.push(text.slice(start, i));

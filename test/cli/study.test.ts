@@ -69,15 +69,32 @@ describe('rl-adv study (sim backend)', () => {
     const r = study(args(a));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^decision (validated|failed|inconclusive);/);
-    const summary = JSON.parse(readFileSync(path.join(a, 'summary.json'), 'utf8')) as { decision: { verdict: string; criteria: unknown[] } };
+    const summary = JSON.parse(readFileSync(path.join(a, 'summary.json'), 'utf8')) as {
+      decision: { verdict: string; criteria: unknown[] };
+      gate: unknown;
+      gate_metrics: Record<string, number>;
+    };
     expect(summary.decision.criteria).toHaveLength(1);
+    // summary.json holds exactly what \`rl-adv decide --json\` and \`rl-adv gate --json\` print for the run's artifacts.
+    const evalFile = (arm: string): string => path.join(a, 'eval', `${arm}.jsonl`);
+    const decide = spawnSync(
+      process.execPath,
+      [cli, 'decide', '--spec', specPath, '--treatment', evalFile('gs1_tfidf_g1'), '--baseline', evalFile('grpo_g8'), '--json'],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(decide.stdout)).toEqual(summary.decision);
+    const metrics = path.join(temp(), 'metrics.json');
+    writeFileSync(metrics, JSON.stringify(summary.gate_metrics));
+    const gate = spawnSync(process.execPath, [cli, 'gate', '--spec', specPath, '--metrics', metrics, '--json'], { encoding: 'utf8' });
+    expect(gate.status).toBe(0);
+    expect(JSON.parse(gate.stdout)).toEqual(summary.gate);
     const b = path.join(temp(), 'b');
     expect(study(args(b)).code).toBe(0);
     expect(numbers(b)).toEqual(numbers(a));
   });
 
   it('killed with SIGKILL in the middle of an arm and resumed, it ends with the same numbers as an uninterrupted run', async () => {
-    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--data-dir', clustered, '--sim-coupling', '0.9', '--seed', '3'];
+    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--data-dir', clustered, '--sim-coupling', '0.9', '--seed', '1'];
     const whole = path.join(temp(), 'whole');
     expect(study(args(whole)).code).toBe(0);
 
@@ -104,6 +121,8 @@ describe('rl-adv study (sim backend)', () => {
     const resumed = study([...args(cut), '--resume']);
     expect(resumed.code).toBe(0);
     expect(numbers(cut)).toEqual(numbers(whole));
+    const leftovers = (readdirSync(cut, { recursive: true }) as string[]).filter((f) => f.includes('.tmp-'));
+    expect(leftovers).toEqual([]);
     for (const arm of ['grpo_g8', 'gs1_tfidf_g1']) {
       const log = (dir: string): string => readFileSync(path.join(dir, 'arms', arm, 'advantages.jsonl'), 'utf8');
       expect(log(cut)).toBe(log(whole));

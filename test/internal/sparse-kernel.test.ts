@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
-import { compactColumns, transposeCsr } from '../../src/internal/sparse.js';
+import { compactAndTranspose, transposeCsr } from '../../src/internal/sparse.js';
 import { TfidfVectorizer, type CsrMatrix } from '../../src/text/tfidf.js';
 import { tfidfKernelLoo } from '../../src/estimators/tfidf-kernel.js';
 import { maxAbsDiff } from '../helpers/paths.js';
@@ -86,7 +86,9 @@ describe('sparseKernelBaselines (the fast path) against the dense reference', ()
     const prompts = PROMPTS.slice(0, 4).flatMap((p) => Array<string>(8).fill(p));
     const rewards = prompts.map((_, i) => i % 2);
     const units = unitsByKey(prompts);
-    expect(units.members.length).toBe(4);
+    expect(units.count).toBe(4);
+    expect(Array.from(units.start)).toEqual([0, 8, 16, 24, 32]);
+    expect(Array.from(units.order)).toEqual(prompts.map((_, i) => i));
     // Count the rows the vectorizer is asked for through a spy on transform.
     const seen: number[] = [];
     const spy = new Proxy(vectorizer, {
@@ -107,19 +109,26 @@ describe('sparseKernelBaselines (the fast path) against the dense reference', ()
   });
 });
 
-describe('compactColumns and transposeCsr', () => {
+describe('compactAndTranspose', () => {
   test.prop([fc.array(fc.constantFrom(...PROMPTS), { minLength: 1, maxLength: 20 })])(
-    'keep every dot product while renumbering only the columns in use',
+    'renumbers the columns in use one-to-one, keeps every row in order, and transposes exactly',
     (prompts) => {
       const x = vectorizer.transform(prompts);
-      const compact = compactColumns(x);
+      const { x: compact, xt } = compactAndTranspose(x);
       expect(compact.cols).toBe(new Set(x.indices).size);
-      const a = denseRows(x);
-      const b = denseRows(compact);
-      // Same rows up to dropping all-zero columns: the non-zero values, in order, are equal.
-      a.forEach((row, r) => expect(b[r]!.filter((v) => v !== 0)).toEqual(row.filter((v) => v !== 0)));
-      const t = denseRows(transposeCsr(compact));
-      b.forEach((row, r) => row.forEach((value, c) => expect(t[c]![r]).toBe(value)));
+      expect(Array.from(compact.indptr)).toEqual(Array.from(x.indptr));
+      expect(Array.from(compact.data)).toEqual(Array.from(x.data));
+      const renamed = new Map<number, number>();
+      x.indices.forEach((c, k) => {
+        const j = compact.indices[k] as number;
+        expect(renamed.get(c) ?? j).toBe(j);
+        renamed.set(c, j);
+      });
+      expect(new Set(renamed.values()).size).toBe(renamed.size);
+      const dense = denseRows(compact);
+      const t = denseRows(xt);
+      dense.forEach((row, r) => row.forEach((value, c) => expect(t[c]![r]).toBe(value)));
+      expect(denseRows(transposeCsr(compact))).toEqual(t);
     },
   );
 });

@@ -20,13 +20,17 @@ const FAMILIES: ((n: () => number, who: string) => string)[] = [
   (n, w) => `A beekeeper named ${w} tends ${n()} hives, and each hive produces ${n()} jars of honey in summer. How many jars of honey does the apiary fill?`,
 ];
 
-/** Writes train.jsonl (`train` rows) and test.jsonl (`test` rows) of templated questions into `dir`. */
-export function writeClusteredData(dir: string, train = 2400, test = 400, seed = 'clustered'): string {
+/**
+ * Writes train.jsonl (`train` rows) and test.jsonl (`test` rows) of questions from the first `families` templates
+ * into `dir`.
+ */
+export function writeClusteredData(dir: string, { train = 2400, test = 400, families = FAMILIES.length, seed = 'clustered' } = {}): string {
   const rng = seedrandom(seed);
+  const used = FAMILIES.slice(0, families);
   const n = (): number => 2 + Math.floor(rng() * 40);
   const rows = (count: number): string =>
     Array.from({ length: count }, () => {
-      const family = FAMILIES[Math.floor(rng() * FAMILIES.length)] as (typeof FAMILIES)[number];
+      const family = used[Math.floor(rng() * used.length)] as (typeof FAMILIES)[number];
       const question = family(n, NAMES[Math.floor(rng() * NAMES.length)] as string);
       return JSON.stringify({ question, answer: `Worked solution.\n#### ${n()}` }) + '\n';
     }).join('');

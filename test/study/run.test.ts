@@ -124,8 +124,12 @@ describe('runStudy on the sim backend: the full path (clustered prompts, couplin
     expect(Object.keys(s.arms ?? {})).toEqual(['grpo_g8', 'gs1_tfidf_g1']);
     expect(s.arms?.gs1_tfidf_g1?.reward_per_step).toHaveLength(12);
     expect(s.eval?.grpo_g8?.n).toBe(200);
-    expect(s.decision?.treatment).toBe('gs1_tfidf_g1');
-    expect(s.decision?.baseline).toBe('grpo_g8');
+    expect(s.comparison).toEqual({ treatment: 'gs1_tfidf_g1', baseline: 'grpo_g8' });
+    // The same keys as \`rl-adv decide --json\` and \`rl-adv gate --json\` print.
+    expect(Object.keys(s.decision ?? {})).toEqual(['method', 'alpha', 'n', 'verdict', 'criteria']);
+    expect(Object.keys(s.decision?.criteria[0] ?? {})).toEqual(['id', 'metric', 'estimate', 'lower', 'upper', 'margin', 'verdict']);
+    expect(Object.keys(s.gate ?? {})).toEqual(['passed', 'checks']);
+    expect(Object.keys(s.gate?.checks[0] ?? {})).toEqual(['metric', 'value', 'min', 'max', 'status']);
     expect(['validated', 'failed', 'inconclusive']).toContain(s.decision?.verdict);
     const c = s.decision?.criteria[0];
     expect(c && c.lower < c.estimate && c.estimate < c.upper).toBe(true);
@@ -145,7 +149,8 @@ describe('runStudy on the sim backend: the full path (clustered prompts, couplin
     for (const f of files(a)) {
       if (f === 'summary.json') expect(withoutWallTimes(path.join(b, f))).toEqual(withoutWallTimes(path.join(a, f)));
       else if (f === 'report.md') {
-        const strip = (t: string): string => t.replace(/^\| (\w+) \| (\w+) \| [0-9.]+ \|/gm, '| $1 | $2 | |');
+        const strip = (t: string): string =>
+          t.replace(/^\| (\w+) \| (\w+) \| [0-9.]+ \|/gm, '| $1 | $2 | |').replace(/^Total wall time: .*$/m, '');
         expect(strip(readFileSync(path.join(b, f), 'utf8'))).toBe(strip(readFileSync(path.join(a, f), 'utf8')));
       } else expect(readFileSync(path.join(b, f)).equals(readFileSync(path.join(a, f))), f).toBe(true);
     }
@@ -240,6 +245,21 @@ describe('the tinker backend', () => {
     expect(calls).toMatch(/run_arm\.py --arm gs1_tfidf_g1 .*--steps 60 /);
     expect(calls).toMatch(/eval_gsm8k\.py --checkpoint base .*--limit 100/);
     expect(calls).toMatch(/eval_gsm8k\.py --checkpoint tinker:\/\/fake\/gs1_tfidf_g1\/60 .*--limit 50/);
+  });
+});
+
+describe('the tinker backend when a driver fails', () => {
+  it('stops with an error naming the driver, its exit code, its log and the end of its stderr', async () => {
+    const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));
+    writeFileSync(path.join(drivers, 'run_arm.py'), 'import sys\nsys.stderr.write("tinker: quota exceeded\\n")\nsys.exit(3)\n');
+    const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
+    const dir = path.join(temp(), 'run');
+    await expect(runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick })).rejects.toThrow(
+      /run_arm\.py failed with exit code 3 \(log .*pilot_grpo_g8\.log\):\n\s+tinker: quota exceeded/,
+    );
+    // The phases before it are kept; the pilot is not marked done, so --resume runs it again.
+    const summary = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')) as { phases: Record<string, unknown> };
+    expect(Object.keys(summary.phases)).toEqual(['preflight', 'calibration']);
   });
 });
 

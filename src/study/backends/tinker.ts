@@ -3,7 +3,7 @@
 // subprocesses and reads their artifacts back, so the real study has the same orchestrator, gate and report as
 // the simulation. A paid backend is never chosen implicitly: only `--backend tinker` selects it.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
@@ -90,6 +90,8 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
     });
   };
 
+  // A driver writes to <artifact>.partial, renamed once it exits 0: a killed driver never leaves a trusted artifact.
+  const partial = (file: string): string => `${file}.partial`;
   const common = (ctx: StudyContext): string[] => ['--spec', ctx.specPath, '--data-dir', ctx.dataDir];
 
   return {
@@ -99,7 +101,10 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
 
     async preflight(ctx: StudyContext): Promise<readonly BackendCheck[]> {
       const out = path.join(ctx.dir, 'preflight_tinker.json');
-      if (!existsSync(out)) await runDriver(ctx, 'preflight.py', ['--out', out, ...common(ctx)], 'preflight');
+      if (!existsSync(out)) {
+        await runDriver(ctx, 'preflight.py', ['--out', partial(out), ...common(ctx)], 'preflight');
+        renameSync(partial(out), out);
+      }
       const report = readJson<{ passed?: unknown; checks?: Record<string, { passed?: unknown }> }>(out);
       const checks = Object.entries(report.checks ?? {}).map(([id, check]) => ({
         id: `tinker:${id}`,
@@ -116,9 +121,10 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
         await runDriver(
           ctx,
           'sample_calibration.py',
-          ['--out', out, '--tasks', String(tasks.length), '--rollouts', String(rollouts), '--seed', seed, ...common(ctx)],
+          ['--out', partial(out), '--tasks', String(tasks.length), '--rollouts', String(rollouts), '--seed', seed, ...common(ctx)],
           'calibration',
         );
+        renameSync(partial(out), out);
       }
       return readJsonl<CalibrationRow>(out);
     },
@@ -160,9 +166,10 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
         await runDriver(
           ctx,
           'eval_gsm8k.py',
-          ['--checkpoint', checkpoint === 'init' ? 'base' : checkpoint, '--out', out, '--limit', String(items.length), ...common(ctx)],
+          ['--checkpoint', checkpoint === 'init' ? 'base' : checkpoint, '--out', partial(out), '--limit', String(items.length), ...common(ctx)],
           `eval_${path.basename(out, '.jsonl')}`,
         );
+        renameSync(partial(out), out);
       }
       const rows = readJsonl<{ item_id: string; correct: boolean }>(out);
       return rows.map((row) => ({ item_id: row.item_id, correct: row.correct === true }));

@@ -176,12 +176,23 @@ export function buildSimWorld(
  * makes p bimodal (a block of nearly unsolvable questions beside solvable ones), which the record needs: a greedy
  * accuracy of 0.71 (the share of p >= 0.5) with a mean sampled reward of only 0.54 is out of reach of a
  * logistic-normal p.
+ *
+ * @example
+ * ```ts
+ * difficulty(SIM_DEFAULTS, 0); // 1 * 0 + 3 * tanh(0.9 / 0.2): about 3.0
+ * ```
  */
 export function difficulty(config: SimConfig, z: number): number {
   return config.difficultyScale * z + config.stepHeight * Math.tanh((z - config.stepCenter) / config.stepWidth);
 }
 
-/** sum_t x[row, t] * w[t] over the row's stored entries. */
+/** sum_t x[row, t] * w[t] over the row's stored entries. *
+ * @example
+ * ```ts
+ * const x = vectorizer.transform(['two apples']);
+ * dotRow(x, 0, new Float64Array(x.cols).fill(1)); // the sum of the row's entries
+ * ```
+ */
 export function dotRow(x: CsrMatrix, row: number, w: Float64Array): number {
   let s = 0;
   const end = x.indptr[row + 1] as number;
@@ -189,22 +200,42 @@ export function dotRow(x: CsrMatrix, row: number, w: Float64Array): number {
   return s;
 }
 
-/** The starting policy: theta = 0, theta0 = the config's baseLogit. */
+/** The starting policy: theta = 0, theta0 = the config's baseLogit. *
+ * @example
+ * ```ts
+ * const policy = initialPolicy(world); // theta all 0, theta0 = world.config.baseLogit
+ * ```
+ */
 export function initialPolicy(world: SimWorld): SimPolicy {
   return { theta: new Float64Array(world.dims), theta0: world.config.baseLogit };
 }
 
-/** Fresh Adam state over the dims + 1 parameters [theta0, theta]. */
+/** Fresh Adam state over the dims + 1 parameters [theta0, theta]. *
+ * @example
+ * ```ts
+ * const adam = initialAdam(world); // zero moments, t = 0
+ * ```
+ */
 export function initialAdam(world: SimWorld): AdamState {
   return { m: new Float64Array(world.dims + 1), v: new Float64Array(world.dims + 1), t: 0 };
 }
 
-/** logit(q) = theta0 + beta_q + theta . v_q. */
+/** logit(q) = theta0 + beta_q + theta . v_q. *
+ * @example
+ * ```ts
+ * logit(initialPolicy(world), world.test, 0); // baseLogit + beta_0
+ * ```
+ */
 export function logit(policy: SimPolicy, split: SimSplit, q: number): number {
   return policy.theta0 + (split.beta[q] as number) + dotRow(split.x, q, policy.theta);
 }
 
-/** p(q) = sigmoid(logit(q)), computed without overflow for large |logit|. */
+/** p(q) = sigmoid(logit(q)), computed without overflow for large |logit|. *
+ * @example
+ * ```ts
+ * successProbability(initialPolicy(world), world.train, 7); // in (0, 1)
+ * ```
+ */
 export function successProbability(policy: SimPolicy, split: SimSplit, q: number): number {
   const z = logit(policy, split, q);
   if (z >= 0) return 1 / (1 + Math.exp(-z));
@@ -215,6 +246,12 @@ export function successProbability(policy: SimPolicy, split: SimSplit, q: number
 /**
  * Samples one rollout of question q: correct with probability p (reward 1); an incorrect answer is a format
  * failure with probability `formatFailure` (reward -0.1), else reward 0. Consumes exactly two uniforms.
+ *
+ * @example
+ * ```ts
+ * const rng = stream(0, 'example');
+ * sampleRollout(world, initialPolicy(world), world.train, 7, rng); // { question: 7, p, y, reward }
+ * ```
  */
 export function sampleRollout(world: SimWorld, policy: SimPolicy, split: SimSplit, q: number, rng: Uniform): SimRollout {
   const p = successProbability(policy, split, q);
@@ -233,6 +270,11 @@ export function sampleRollout(world: SimWorld, policy: SimPolicy, split: SimSpli
  * (y_i - p_i) [1, v_q] is the exact score function d log P(y_i) / d(theta0, theta) of the Bernoulli outcome
  * y_i ~ Bern(sigmoid(logit(q_i))); the format-failure draw has a fixed probability, so its score is 0.
  * g estimates the gradient of the expected reward; the step ascends it.
+ *
+ * @example
+ * ```ts
+ * const g = policyGradient(world, world.train, rollouts, result.advantages); // length dims + 1, g[0] for theta0
+ * ```
  */
 export function policyGradient(world: SimWorld, split: SimSplit, rollouts: readonly SimRollout[], advantages: ArrayLike<number>): Float64Array {
   const g = new Float64Array(world.dims + 1);
@@ -255,6 +297,11 @@ export function policyGradient(world: SimWorld, split: SimSplit, rollouts: reado
 /**
  * One Adam ascent step (beta1 0.9, beta2 0.95, eps 1e-8, bias-corrected, no weight decay) on [theta0, theta]
  * with step size `lr`; mutates `policy` and `adam`.
+ *
+ * @example
+ * ```ts
+ * adamStep(policy, adam, policyGradient(world, world.train, rollouts, advantages), 3e-5 * SIM_DEFAULTS.lrScale);
+ * ```
  */
 export function adamStep(policy: SimPolicy, adam: AdamState, gradient: Float64Array, lr: number): void {
   adam.t += 1;
@@ -274,7 +321,12 @@ export function adamStep(policy: SimPolicy, adam: AdamState, gradient: Float64Ar
   }
 }
 
-/** Greedy correctness of test item q: correct iff p(q) >= 0.5, i.e. logit(q) >= 0. */
+/** Greedy correctness of test item q: correct iff p(q) >= 0.5, i.e. logit(q) >= 0. *
+ * @example
+ * ```ts
+ * greedyCorrect(initialPolicy(world), world.test, 0); // true iff p >= 0.5
+ * ```
+ */
 export function greedyCorrect(policy: SimPolicy, split: SimSplit, q: number): boolean {
   return logit(policy, split, q) >= 0;
 }

@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// npm run bench: the library (dist/, built by `npm run build`) against the study spec's
+// numpy/scikit-learn reference, side by side in one run on the same prompts and rewards.
+// Every case runs in a child process of its own, so its peak RSS is its own.
+//   node bench/run.mjs            all cases (about 5 minutes; B = 65536 alone takes 1-2)
+//   node bench/run.mjs --quick    fit, B = 32 and B = 1024 only
+// GSM8K comes from $GSM8K_DIR or ../shared/data/gsm8k; Python is /usr/bin/python3 or $PYTHON.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promptsFor, readQuestions, rewardsFor } from './inputs.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const gsm8kDir = process.env.GSM8K_DIR ?? resolve(root, '..', 'shared', 'data', 'gsm8k');
+const python = process.env.PYTHON ?? '/usr/bin/python3';
+const TEMPERATURE = 0.1;
+
+if (!existsSync(join(root, 'dist', 'index.js'))) {
+  console.error('bench: dist/index.js is missing; run `npm run build` first (npm run bench does).');
+  process.exit(2);
+}
+const train = readQuestions(gsm8kDir, 'train');
+const questions = [...train, ...readQuestions(gsm8kDir, 'test')];
+
+// ---- the cases -------------------------------------------------------------------------------
+const kernelCase = (name, size, extra = {}) => ({
+  name,
+  kind: 'kernel',
+  prompts: promptsFor(questions, size),
+  rewards: rewardsFor(size),
+  ...extra,
+});
+const grpoPrompts = promptsFor(questions, 32).flatMap((p) => Array(8).fill(p));
+const rotatingBatches = [];
+for (let start = 0; start + 32 <= questions.length; start += 32) rotatingBatches.push(questions.slice(start, start + 32));
+const cases = [
+  { name: 'fit (7473 train questions)', kind: 'fit', target: 'ratio >= 2', minRatio: 2 },
+  kernelCase('B = 32, repeated prompts', 32, { time: 2000, warmCache: true, target: 'ratio >= 20', minRatio: 20 }),
+  kernelCase('B = 32, cold vectorizer', 32, { time: 2000, target: '' }),
+  {
+    name: 'B = 32, new prompts each call',
+    kind: 'rotating',
+    batches: rotatingBatches,
+    rewards: rewardsFor(32),
+    time: 2000,
+    target: '(cold transform)',
+  },
+  { name: 'B = 256 GRPO (32 prompts x 8)', kind: 'kernel', prompts: grpoPrompts, rewards: rewardsFor(256), target: '' },
+  kernelCase('B = 1024', 1024, { target: '' }),
+];
+if (!quick) {
+  cases.push(
+    kernelCase('B = 4096', 4096, { time: 0, iterations: 5, warmup: 1, target: 'ratio >= 5', minRatio: 5 }),
+    kernelCase('B = 8192', 8192, {
+      time: 0,
+      iterations: 3,
+      warmup: 1,
+      target: 'ratio >= 5, RSS growth <= 64 MB',
+      minRatio: 5,
+      maxGrowthMb: 64,
+    }),
+    {
+      name: 'B = 65536',
+      kind: 'kernel',
+      size: 65536,
+      time: 0,
+      iterations: 1,
+      warmup: 0,
+      nodeOnly: 'numpy needs 3 x 34 GB',
+      target: '<= 60 s, <= 1 GB RSS',
+      maxMs: 60_000,
+      maxRssMb: 1000,
+    },
+    {
+      name: 'calibrateBeff 20000 x 2 at B = 32',
+      kind: 'calibrate',
+      batchSize: 32,
+      batches: 20000,
+      tasks: train.slice(0, 64).map((prompt, k) => ({ id: `gsm8k_train_${k}`, prompt, rewards: rewardsFor(8, k + 7) })),
+      time: 0,
+      iterations: 3,
+      warmup: 1,
+      nodeOnly: 'no reference',
+      target: '<= 3 s',
+      maxMs: 3000,
+    },
+  );
+}
+
+// ---- running ---------------------------------------------------------------------------------
+const work = mkdtempSync(join(tmpdir(), 'rl-adv-bench-'));
+const inputsPath = join(work, 'inputs.json');
+writeFileSync(inputsPath, JSON.stringify({ temperature: TEMPERATURE, train, questions, cases }));
+
+function runChild(command, args, out) {
+  const child = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (child.status !== 0) return { error: (child.stderr || child.error?.message || `exit ${child.status}`).trim().split('\n').slice(-3).join(' ') };
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+const probe = spawnSync(python, ['-c', 'import sklearn, numpy, scipy; print(sklearn.__version__, numpy.__version__, scipy.__version__)'], {
+  encoding: 'utf8',
+});
+const havePython = probe.status === 0;
+if (!havePython) {
+  console.error(
+    `bench: ${python} with scikit-learn is not available, so only the Node half runs.\n` +
+      '  Install the reference with: apt-get install -y python3-sklearn   (or set PYTHON=/path/to/python3)',
+  );
+}
+
+console.log(`machine: ${cpus().length} CPUs, ${cpus()[0]?.model ?? 'unknown CPU'}; node ${process.version}` +
+  (havePython ? `; python ${spawnSync(python, ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ')[1]}, scikit-learn/numpy/scipy ${probe.stdout.trim()}` : ''));
+console.log(`T = ${TEMPERATURE}; medians; each case in its own process (peak RSS = that process's maxRSS)\n`);
+
+const rows = [];
+for (const spec of cases) {
+  process.stderr.write(`running ${spec.name} ...\n`);
+  const nodeOut = join(work, 'node.json');
+  const node = runChild(process.execPath, ['--expose-gc', join(root, 'bench', 'node-case.mjs'), inputsPath, spec.name, nodeOut], nodeOut);
+  let ref = null;
+  if (havePython && !spec.nodeOnly) {
+    const refOut = join(work, 'ref.json');
+    ref = runChild(python, [join(root, 'bench', 'reference.py'), inputsPath, spec.name, refOut], refOut);
+  }
+  rows.push({ spec, node, ref });
+}
+rows.push(await serveCase());
+rmSync(work, { recursive: true, force: true });
+
+// ---- the table -------------------------------------------------------------------------------
+const fmtMs = (ms) => (ms === undefined ? '-' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} us`);
+const fmtMb = (r) => (r && !r.error && r.maxRssMb !== undefined ? `${r.maxRssMb.toFixed(0)} (+${(r.maxRssMb - r.rssSetupMb).toFixed(0)})` : '-');
+const table = [['case', 'node', 'reference', 'ratio', 'max |db|', 'node RSS MB (+growth)', 'ref RSS MB (+growth)', 'target', 'met']];
+for (const { spec, node, ref } of rows) {
+  const ratio = node.error || !ref || ref.error ? undefined : ref.medianMs / node.medianMs;
+  let diff = '-';
+  if (node.baselines && ref?.baselines) {
+    diff = Math.max(...node.baselines.map((b, i) => Math.abs(b - ref.baselines[i]))).toExponential(1);
+  }
+  const checks = [];
+  if (spec.minRatio !== undefined && ratio !== undefined) checks.push(ratio >= spec.minRatio);
+  if (spec.maxMs !== undefined && !node.error) checks.push(node.medianMs <= spec.maxMs);
+  if (spec.maxRssMb !== undefined && !node.error) checks.push(node.maxRssMb <= spec.maxRssMb);
+  if (spec.maxGrowthMb !== undefined && !node.error) checks.push(node.maxRssMb - node.rssSetupMb <= spec.maxGrowthMb);
+  table.push([
+    spec.name,
+    node.error ? `error: ${node.error}` : fmtMs(node.medianMs),
+    spec.nodeOnly ? `(${spec.nodeOnly})` : ref === null ? '(no python)' : ref.error ? `error: ${ref.error}` : fmtMs(ref.medianMs),
+    ratio === undefined ? '-' : `${ratio.toFixed(1)}x`,
+    diff,
+    fmtMb(node),
+    fmtMb(ref),
+    spec.target ?? '',
+    checks.length === 0 ? '' : checks.every(Boolean) ? 'yes' : 'NO',
+  ]);
+}
+const widths = table[0].map((_, c) => Math.max(...table.map((row) => String(row[c]).length)));
+for (const [i, row] of table.entries()) {
+  console.log(row.map((cell, c) => String(cell).padEnd(widths[c])).join(' | '));
+  if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+}
+
+// ---- rl-adv serve: 1000 requests of B = 32 after start-up ------------------------------------
+async function serveCase() {
+  const spec = { name: 'serve: 1000 requests of B = 32', nodeOnly: 'no reference', target: '<= 1 s after start-up', maxMs: 1000 };
+  const cli = join(root, 'dist', 'cli.js');
+  if (!existsSync(cli)) return { spec, node: { error: 'dist/cli.js missing' }, ref: null };
+  process.stderr.write(`running ${spec.name} ...\n`);
+  const child = spawn(process.execPath, [cli, 'serve', '--corpus', join(gsm8kDir, 'train.jsonl')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let buffered = '';
+  let answered = 0;
+  let waiting = null;
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let at;
+    while ((at = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      if (line.includes('"error"')) stderr += line + '\n';
+      answered++;
+      if (waiting && answered >= waiting.count) waiting.resolve();
+    }
+  });
+  const until = (count) => new Promise((resolveWait, rejectWait) => {
+    waiting = { count, resolve: resolveWait };
+    child.on('exit', () => rejectWait(new Error(stderr.trim() || 'serve exited')));
+  });
+  const request = (id, batch) =>
+    JSON.stringify({ id, estimator: `tfidf_kernel_loo_T${TEMPERATURE}`, rewards: rewardsFor(32, id), prompts: batch }) + '\n';
+  try {
+    // Start-up (fitting the vectorizer) ends with the answer to a first request.
+    child.stdin.write(request(0, rotatingBatches[0]));
+    await until(1);
+    const lines = Array.from({ length: 1000 }, (_, k) => request(k + 1, rotatingBatches[(k + 1) % rotatingBatches.length])).join('');
+    const started = performance.now();
+    child.stdin.write(lines);
+    await until(1001);
+    const ms = performance.now() - started;
+    child.stdin.end();
+    if (stderr.includes('"error"')) return { spec, node: { error: stderr.slice(0, 200) }, ref: null };
+    return { spec, node: { medianMs: ms }, ref: null };
+  } catch (error) {
+    child.kill();
+    return { spec, node: { error: error.message.slice(0, 200) }, ref: null };
+  }
+}
