@@ -12,6 +12,14 @@ export default defineConfig([
     shims: true,
   },
   {
+    // The kernel's worker thread, loaded by src/internal/kernel-threads.ts from next to the
+    // module file (ESM, which the CJS build can load too: package.json has "type": "module").
+    entry: { 'kernel-worker': 'src/internal/kernel-worker.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+  },
+  {
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
     sourcemap: true,

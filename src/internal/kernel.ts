@@ -10,11 +10,11 @@
 //
 // Two drivers share the per-unit sums and the final step: kernelBaselines takes any similarity row
 // (feature vectors, user functions); sparseKernelBaselines is the fast path for CSR rows (TF-IDF),
-// through sparse-kernel.ts.
+// through sparse-kernel.ts (and kernel-threads.ts for large batches).
 import type { CsrMatrix } from '../text/tfidf.js';
 import { sumsOfOthers } from './batch.js';
 import { compactAndTranspose } from './sparse.js';
-import { sparseKernelSums } from './sparse-kernel.js';
+import { threadedKernelSums } from './kernel-threads.js';
 
 /**
  * Rollouts grouped into units, in compressed form: unit u's rollouts are
@@ -166,7 +166,7 @@ export function sparseKernelBaselines(
   // Only the batch's own terms matter: renumbering them keeps the transpose O(nnz + terms used)
   // rather than O(vocabulary), which is most of the cost of a batch of 32.
   const compact = compactAndTranspose(x);
-  const sums = sparseKernelSums(compact.x, compact.xt, unitSum, unitSize, temperature);
+  const sums = threadedKernelSums(compact.x, compact.xt, unitSum, unitSize, temperature);
   const baselines = new Float64Array(rewards.length);
   for (let u = 0; u < unitCount; u++) {
     finishUnit(

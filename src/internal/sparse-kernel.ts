@@ -1,28 +1,85 @@
-// The hot loop of the TF-IDF kernel (METHOD.md section 2) over CSR rows, one unit (distinct
-// prompt) at a time, in O(U) scratch memory: never a U x U matrix.
+// The hot loop of the TF-IDF kernel (METHOD.md section 2) over CSR rows, in O(U) scratch memory
+// per block: never a U x U matrix.
 //
-// For unit u, with s_uv = <x_u, x_v> formed through the inverted index (terms of u ascending,
-// rows v ascending within a term, the order of scipy's csr matmat), and m_u the largest s_uv over
-// the other rollouts (v != u, or v = u too when u has copies):
+// What it computes, for every unit u, with s_uv = <x_u, x_v> (terms of u ascending, as scipy's
+// csr matmat sums them) and m_u the largest s_uv over the other rollouts (v != u, or v = u too
+// when u has copies):
 //   numerator_u   = sum_{v != u} exp((s_uv - m_u) / T) * R_v     (R_v = sum of unit v's rewards)
 //   denominator_u = sum_{v != u} exp((s_uv - m_u) / T) * N_v     (N_v = unit v's size)
 //   self_u        = exp((s_uu - m_u) / T) if N_u > 1, else 0     (the weight of u's own copies)
-// kernel.ts turns these into baselines. Every exp argument is <= 0 because m_u is the maximum
-// of the same similarities, which is what expNonPositive needs.
+// kernel.ts turns these into baselines.
+//
+// How: s_uv = s_vu exactly (the same products x_ut * x_vt, summed over the same shared terms in
+// the same ascending order), so each pair is formed once, in the upper triangle v > u, and used
+// for both units. Row u's part (v > u) is complete when u is visited, so it is summed against its
+// own maximum r_u in one pass. The column part (v < u) arrives one row at a time, so unit v keeps
+// a running maximum c_v with sums scaled to it: when a new s_uv exceeds c_v, the sums so far are
+// multiplied by exp((c_v - s_uv) / T) (<= 1) and c_v becomes s_uv; then exp((s_uv - c_v) / T) is
+// added. The rows are cut into blocks of about equal work, each with column sums of its own (so
+// blocks can run on different threads, and the result does not depend on which thread ran which
+// block); at the end m_u = max(r_u, the blocks' c_u, s_uu if u has copies) and every part is
+// rescaled to it by exp((r_u - m_u) / T) and exp((c_u - m_u) / T), blocks in order.
+//
+// Every factor is the exponential of a non-positive number, so nothing overflows for any T > 0,
+// and every final weight is exp((s_uv - m_u) / T) <= 1: METHOD.md's stabilised form, with the
+// weight of the maximum exactly 1 (the denominator stays >= 1). A factor that underflows to 0
+// drops terms below 2^-1074 of the largest weight, as exp((s - m_u) / T) itself would. Only the
+// rounding differs from the one-exponential form (a few ulps per weight); the fast path is tested
+// against the plain dense form within 1e-12 in test/internal/sparse-kernel.test.ts.
 import type { CsrMatrix } from '../text/tfidf.js';
 import { expNonPositive } from './fast-exp.js';
 
 /** Rows v per tile of the product: 2048 float64 = 16 KB, well inside a 32-48 KB L1 data cache. */
 const TILE = 2048;
+/** From this many units on, the rows are cut into BLOCKS blocks (the unit of parallel work). */
+export const BLOCK_MIN_UNITS = 2048;
+export const BLOCKS = 8;
 
-/** numerator, denominator and self weight of every unit, as three consecutive runs of U values. */
-export function sparseKernelSums(
+/**
+ * The row blocks for U units: BLOCKS + 1 ascending boundaries cutting the upper triangle into
+ * parts of about equal pair counts (1 block below BLOCK_MIN_UNITS). Depends on U only, so the
+ * result is the same however many threads run the blocks.
+ */
+export function rowBlocks(units: number): Int32Array {
+  const count = units >= BLOCK_MIN_UNITS ? BLOCKS : 1;
+  const bounds = new Int32Array(count + 1);
+  bounds[count] = units;
+  const total = (units * (units - 1)) / 2;
+  let done = 0;
+  let b = 1;
+  for (let u = 0; u < units && b < count; u++) {
+    done += units - 1 - u;
+    if (done >= (total * b) / count) bounds[b++] = u + 1;
+  }
+  while (b < count) bounds[b++] = units;
+  return bounds;
+}
+
+/** Per-unit sums in one Float64Array of 4U + 3U x blocks values (see the offsets below). */
+export function stateSize(units: number, blocks: number): number {
+  return (4 + 3 * blocks) * units;
+}
+
+/**
+ * The rows [from, to) of the upper triangle. Writes into `state` (a Float64Array of
+ * stateSize(U, blocks) values, zero-initialised, shared by all blocks):
+ * rows' own part at [0, 4U) (r_u, its numerator, denominator, s_uu; only for rows of this
+ * block), and this block's column part at [(4 + 3 block) U, (7 + 3 block) U) (c_v, numerator,
+ * denominator). `row` is U zeros of scratch (left zero). Self-contained apart from
+ * expNonPositive, so a worker thread runs the same code.
+ */
+export function kernelBlock(
   x: CsrMatrix,
   xt: CsrMatrix,
   unitSum: Float64Array,
   unitSize: Float64Array,
-  temperature: number,
-): Float64Array {
+  inverse: number,
+  from: number,
+  to: number,
+  block: number,
+  state: Float64Array,
+  row: Float64Array,
+): void {
   const units = x.rows;
   const xIndptr = x.indptr;
   const xIndices = x.indices;
@@ -30,33 +87,55 @@ export function sparseKernelSums(
   const tIndptr = xt.indptr;
   const tIndices = xt.indices;
   const tData = xt.data;
-  // One allocation: the three output runs, then the similarity row (returned as a view).
-  const buffer = new Float64Array(4 * units);
-  const out = buffer.subarray(0, 3 * units);
-  const row = buffer.subarray(3 * units);
+  const rowMaxOf = state.subarray(0, units);
+  const rowNumeratorOf = state.subarray(units, 2 * units);
+  const rowDenominatorOf = state.subarray(2 * units, 3 * units);
+  const selfOf = state.subarray(3 * units, 4 * units);
+  const base = (4 + 3 * block) * units;
+  const columnMax = state.subarray(base, base + units);
+  const columnNumerator = state.subarray(base + units, base + 2 * units);
+  const columnDenominator = state.subarray(base + 2 * units, base + 3 * units);
+  columnMax.fill(-Infinity);
   let longest = 0;
-  if (units > TILE) {
-    for (let u = 0; u < units; u++) longest = Math.max(longest, (xIndptr[u + 1] as number) - (xIndptr[u] as number));
-  }
+  for (let u = from; u < to; u++) longest = Math.max(longest, (xIndptr[u + 1] as number) - (xIndptr[u] as number));
   const cursor = new Int32Array(longest);
-  for (let u = 0; u < units; u++) {
+  // position[t]: where the next unit holding term t sits in t's posting list (rows ascending).
+  // Units are visited in ascending order, so that is unit u's own entry when u is visited; the
+  // units v > u follow it.
+  const terms = xt.rows;
+  const position = new Int32Array(terms);
+  for (let t = 0; t < terms; t++) {
+    let p = tIndptr[t] as number;
+    const end = tIndptr[t + 1] as number;
+    while (p < end && (tIndices[p] as number) < from) p++;
+    position[t] = p;
+  }
+  for (let u = from; u < to; u++) {
     const rowStart = xIndptr[u] as number;
     const rowEnd = xIndptr[u + 1] as number;
-    if (units <= TILE) {
+    let selfSimilarity = 0;
+    for (let k = rowStart; k < rowEnd; k++) {
+      const t = xIndices[k] as number;
+      const value = xData[k] as number;
+      selfSimilarity += value * value;
+      const at = (position[t] as number) + 1;
+      position[t] = at;
+      cursor[k - rowStart] = at;
+    }
+    if (units - u <= TILE) {
       for (let k = rowStart; k < rowEnd; k++) {
         const t = xIndices[k] as number;
         const value = xData[k] as number;
         const columnEnd = tIndptr[t + 1] as number;
-        for (let p = tIndptr[t] as number; p < columnEnd; p++) {
+        for (let p = cursor[k - rowStart] as number; p < columnEnd; p++) {
           const v = tIndices[p] as number;
           row[v] = (row[v] as number) + value * (tData[p] as number);
         }
       }
     } else {
-      // The same products, one tile of TILE rows v at a time, so the part of `row` being
+      // The same products, one tile of TILE units v at a time, so the part of `row` being
       // written stays in the L1 cache; every s_uv still sums its terms in ascending order.
-      for (let k = rowStart; k < rowEnd; k++) cursor[k - rowStart] = tIndptr[xIndices[k] as number] as number;
-      for (let limit = TILE; limit < units + TILE; limit += TILE) {
+      for (let limit = u + 1 + TILE; limit < units + TILE; limit += TILE) {
         for (let k = rowStart; k < rowEnd; k++) {
           const value = xData[k] as number;
           const columnEnd = tIndptr[(xIndices[k] as number) + 1] as number;
@@ -70,31 +149,70 @@ export function sparseKernelSums(
         }
       }
     }
-    const hasCopies = (unitSize[u] as number) > 1;
-    let max = -Infinity;
-    for (let v = 0; v < units; v++) {
-      const s = row[v] as number;
-      if (s > max && (v !== u || hasCopies)) max = s;
-    }
-    let numerator = 0;
-    let denominator = 0;
-    // Two loops skip v = u without a branch; both clear the row for the next unit as they go.
-    for (let v = 0; v < u; v++) {
-      const w = expNonPositive(((row[v] as number) - max) / temperature);
-      row[v] = 0;
-      numerator += w * (unitSum[v] as number);
-      denominator += w * (unitSize[v] as number);
-    }
+    // Row part: v > u, all known now.
+    let rowMax = -Infinity;
     for (let v = u + 1; v < units; v++) {
-      const w = expNonPositive(((row[v] as number) - max) / temperature);
+      const s = row[v] as number;
+      if (s > rowMax) rowMax = s;
+    }
+    const reward = unitSum[u] as number;
+    const size = unitSize[u] as number;
+    let rowNumerator = 0;
+    let rowDenominator = 0;
+    for (let v = u + 1; v < units; v++) {
+      const s = row[v] as number;
       row[v] = 0;
-      numerator += w * (unitSum[v] as number);
-      denominator += w * (unitSize[v] as number);
+      const w = expNonPositive((s - rowMax) * inverse);
+      rowNumerator += w * (unitSum[v] as number);
+      rowDenominator += w * (unitSize[v] as number);
+      // Column part of unit v: row u < v arrives now.
+      let c = columnMax[v] as number;
+      if (s > c) {
+        const scale = expNonPositive((c - s) * inverse);
+        columnNumerator[v] = (columnNumerator[v] as number) * scale;
+        columnDenominator[v] = (columnDenominator[v] as number) * scale;
+        columnMax[v] = s;
+        c = s;
+      }
+      const wc = expNonPositive((s - c) * inverse);
+      columnNumerator[v] = (columnNumerator[v] as number) + wc * reward;
+      columnDenominator[v] = (columnDenominator[v] as number) + wc * size;
+    }
+    rowMaxOf[u] = rowMax;
+    rowNumeratorOf[u] = rowNumerator;
+    rowDenominatorOf[u] = rowDenominator;
+    selfOf[u] = selfSimilarity;
+  }
+}
+
+/**
+ * numerator, denominator and self weight of every unit (three consecutive runs of U values) from
+ * the blocks' sums: each part rescaled to m_u, blocks in order (exp(-inf) = 0 covers an empty part).
+ */
+export function finishSums(state: Float64Array, units: number, blocks: number, unitSize: Float64Array, inverse: number): Float64Array {
+  const out = new Float64Array(3 * units);
+  for (let u = 0; u < units; u++) {
+    const rowMax = state[u] as number;
+    let max = rowMax;
+    for (let b = 0; b < blocks; b++) {
+      const c = state[(4 + 3 * b) * units + u] as number;
+      if (c > max) max = c;
+    }
+    const hasCopies = (unitSize[u] as number) > 1;
+    const selfSimilarity = state[3 * units + u] as number;
+    if (hasCopies && selfSimilarity > max) max = selfSimilarity;
+    const rowScale = expNonPositive((rowMax - max) * inverse);
+    let numerator = (state[units + u] as number) * rowScale;
+    let denominator = (state[2 * units + u] as number) * rowScale;
+    for (let b = 0; b < blocks; b++) {
+      const base = (4 + 3 * b) * units;
+      const scale = expNonPositive(((state[base + u] as number) - max) * inverse);
+      numerator += (state[base + units + u] as number) * scale;
+      denominator += (state[base + 2 * units + u] as number) * scale;
     }
     out[u] = numerator;
     out[units + u] = denominator;
-    out[2 * units + u] = hasCopies ? expNonPositive(((row[u] as number) - max) / temperature) : 0;
-    row[u] = 0;
+    out[2 * units + u] = hasCopies ? expNonPositive((selfSimilarity - max) * inverse) : 0;
   }
   return out;
 }

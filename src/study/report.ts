@@ -18,10 +18,19 @@ export function renderReport(s: StudySummary): string {
   const out: string[] = [];
   const sim = s.simulation;
   out.push(`# Study report: ${s.spec.title ?? '(untitled spec)'}`, '');
+  const clustered = s.data.questions === 'clustered';
   if (sim) {
     out.push(
-      '> **This is a SIMULATION** (`--backend sim`): a logistic success model on the real GSM8K questions, not a language',
-      '> model. It exercises the protocol, the artifacts and the report; its accuracies and rewards say nothing about',
+      ...(clustered
+        ? [
+            '> **This is a SIMULATION** (`--backend sim`) on the built-in CLUSTERED question set (`--sim-questions clustered`:',
+            '> templated question families, not GSM8K), with a logistic success model, not a language model.',
+          ]
+        : [
+            '> **This is a SIMULATION** (`--backend sim`): a logistic success model on the real GSM8K questions, not a language',
+            '> model.',
+          ]),
+      '> It exercises the protocol, the artifacts and the report; its accuracies and rewards say nothing about',
       '> Qwen or any other model. See docs/sim.md.',
       '',
     );
@@ -29,7 +38,8 @@ export function renderReport(s: StudySummary): string {
   out.push(
     `- spec: \`${s.spec.path}\``,
     `- spec sha256: \`${s.spec.sha256}\``,
-    `- data: \`${s.data.dir}\` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
+    `- questions: ${clustered ? 'the built-in clustered set (templated families; `--sim-questions clustered`)' : `GSM8K from \`${s.data.dir ?? '?'}\``}` +
+      ` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
     `- seed: ${s.seed}`,
     `- backend: ${s.backend}${sim ? ' (simulation)' : ''}`,
     `- backend settings: \`${JSON.stringify(s.backend_settings)}\``,

@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow } from '../calibration/beff.js';
 import { RlAdvantagesError } from '../errors.js';
+import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
 import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../grading/gsm8k-data.js';
 import { decide, planDecision, type Decision, type DecisionPlan } from '../stats/hoeffding.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
@@ -16,6 +17,7 @@ import type { EvalRow, StudyBackend, StudyContext } from './backends/types.js';
 import { evaluateGate, type GateResult } from './gate.js';
 import { gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetrics } from './gate-metrics.js';
 import { renderReport } from './report.js';
+import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
 import { shuffledOrder } from './sim/random.js';
 import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
 
@@ -43,8 +45,13 @@ export interface StudyOptions {
   readonly seed?: number;
   /** Continue a run in `dir` instead of refusing a non-empty folder. */
   readonly resume?: boolean;
-  /** GSM8K folder (default: GSM8K_DIR). */
+  /** GSM8K folder (default: GSM8K_DIR); refused with `questions: 'clustered'`. */
   readonly dataDir?: string;
+  /**
+   * The questions: `gsm8k` (default, read from `dataDir`) or `clustered`, the built-in templated set of
+   * `clusteredQuestions()` (a simulated backend only; docs/sim.md).
+   */
+  readonly questions?: SimQuestionSet;
   /** Override every arm's steps (for quick runs; recorded in the summary). */
   readonly steps?: number;
   /** Evaluate only the first N test items in the eval phase (for quick runs; recorded). */
@@ -72,8 +79,11 @@ export interface PhaseRecord {
 /** summary.json. */
 export interface StudySummary {
   spec: { title: string | null; path: string; sha256: string };
-  /** The GSM8K folder, its row counts, and the sha256 of train.jsonl followed by test.jsonl. */
-  data: { dir: string; train: number; test: number; sha256: string };
+  /**
+   * The question set (`gsm8k` or the built-in `clustered`), its folder (null for the built-in set), its row counts,
+   * and the sha256 of train.jsonl followed by test.jsonl (for the built-in set, of the JSON lines it would write).
+   */
+  data: { questions: SimQuestionSet; dir: string | null; train: number; test: number; sha256: string };
   seed: number;
   /** `sim` or `tinker`. */
   backend: string;
@@ -239,6 +249,48 @@ function accuracy(rows: readonly EvalRow[]): number {
 
 const fmt = (x: number | null | undefined, digits = 4): string => (typeof x === 'number' ? x.toFixed(digits) : 'n/a');
 
+/** Rows of the built-in set as the study's items (`clustered_<split>_<index>` ids; reference answers parsed as GSM8K's). */
+function builtInItems(rows: readonly QuestionRow[], split: 'train' | 'test'): Gsm8kItem[] {
+  return rows.map((row, index) => ({
+    index,
+    id: `clustered_${split}_${index}`,
+    question: row.question,
+    answer: row.answer,
+    referenceAnswer: gsm8kReferenceAnswer(row.answer),
+  }));
+}
+
+/** The study's questions: GSM8K from its folder, or the built-in clustered set (sim backend only, no folder). */
+function loadQuestions(options: StudyOptions): {
+  questions: SimQuestionSet;
+  dataDir: string | null;
+  train: Gsm8kItem[];
+  test: Gsm8kItem[];
+  dataSha256: string;
+} {
+  const questions = options.questions ?? 'gsm8k';
+  if (!(SIM_QUESTION_SETS as readonly string[]).includes(questions)) {
+    throw usage(`--sim-questions must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}, got ${JSON.stringify(questions)}`);
+  }
+  const hash = createHash('sha256');
+  if (questions === 'clustered') {
+    if (!options.backend.simulation) {
+      throw usage(`--sim-questions clustered applies to the simulated backend only, not --backend ${options.backend.name}`);
+    }
+    if (options.dataDir !== undefined) {
+      throw usage('--data-dir does not apply to --sim-questions clustered: the clustered question set is built in; drop one of them');
+    }
+    const set = clusteredQuestions();
+    hash.update(questionsJsonl(set.train)).update(questionsJsonl(set.test));
+    return { questions, dataDir: null, train: builtInItems(set.train, 'train'), test: builtInItems(set.test, 'test'), dataSha256: hash.digest('hex') };
+  }
+  const dataDir = resolveGsm8kDir(options.dataDir);
+  const train = loadGsm8k(dataDir, 'train');
+  const test = loadGsm8k(dataDir, 'test');
+  for (const split of ['train', 'test']) hash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
+  return { questions, dataDir, train, test, dataSha256: hash.digest('hex') };
+}
+
 /**
  * Runs (or resumes) the study of a spec in a folder, phase by phase (METHOD section 8), with the given backend.
  *
@@ -250,7 +302,8 @@ const fmt = (x: number | null | undefined, digits = 4): string => (typeof x === 
  *
  * @returns `{ exitCode: 0 | 1, summary }`.
  * @throws {RlAdvantagesError} (exit 2 in the CLI) for a malformed spec, an unwritable or non-empty folder without
- *   `resume`, a folder holding another run (spec, seed, backend or options differ), or missing GSM8K data.
+ *   `resume`, a folder holding another run (spec, questions, data, seed, backend or options differ), missing GSM8K
+ *   data, or `questions: 'clustered'` with a non-simulated backend or with a `dataDir`.
  * @example
  * ```ts
  * const { exitCode, summary } = await runStudy({ specPath: 'gs1-vs-grpo.spec.json', dir: 'out', backend: createSimBackend() });
@@ -280,19 +333,16 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     throw new RlAdvantagesError('arms must share one seed (the same data order for every arm)', { code: 'invalid_spec', field: 'arms' });
   }
   const dataSeed = [...armSeeds][0] as number;
-  const dataDir = resolveGsm8kDir(options.dataDir);
-  const train = loadGsm8k(dataDir, 'train');
-  const test = loadGsm8k(dataDir, 'test');
+  const { questions, dataDir, train, test, dataSha256 } = loadQuestions(options);
   if (train.length < CALIBRATION_TASKS + 2) throw usage(`the GSM8K train split has ${train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);
 
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
-  const dataHash = createHash('sha256');
-  for (const split of ['train', 'test']) dataHash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
   const identity = {
     format: 'rl-adv/study-run',
     spec_sha256: sha256(specText),
-    data_sha256: dataHash.digest('hex'),
+    questions,
+    data_sha256: dataSha256,
     seed,
     backend: options.backend.name,
     backend_settings: options.backend.identity(),
@@ -328,7 +378,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     ? readJson<StudySummary>(summaryFile)
     : {
         spec: { title, path: specPath, sha256: identity.spec_sha256 },
-        data: { dir: dataDir, train: train.length, test: test.length, sha256: identity.data_sha256 },
+        data: { questions, dir: dataDir, train: train.length, test: test.length, sha256: identity.data_sha256 },
         seed,
         backend: options.backend.name,
         simulation: options.backend.simulation,
@@ -358,7 +408,8 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     specPath,
     dir,
     seed,
-    dataDir,
+    // The built-in set has no folder; only the tinker backend reads this, and it never runs on that set.
+    dataDir: dataDir ?? '',
     train,
     test,
     vectorizer,

@@ -1,4 +1,5 @@
 import { RlAdvantagesError } from '../errors.js';
+import { ASCII_WORD, buildTermTable, countAsciiTerms, type TermTable } from '../internal/term-table.js';
 import { describe } from '../internal/validate.js';
 import { compareCodePoints, sklearnTokenizer, type Tokenizer } from './tokenize.js';
 
@@ -180,6 +181,10 @@ export class TfidfVectorizer {
   readonly #index: Map<string, number>;
   /** Term counts of the document being vectorised, all 0 between documents. */
   readonly #counts: Int32Array;
+  /** The ASCII terms by hash, for the allocation-free scan; null for any other tokenizer. */
+  readonly #table: TermTable | null;
+  /** Columns of the document being vectorised, first occurrences in order (grown as needed). */
+  #touched = new Int32Array(64);
   /**
    * Rows of recently vectorised documents in two generations: when the newer one is full it
    * becomes the older one and the oldest rows are dropped. O(1) per document, at most
@@ -202,6 +207,7 @@ export class TfidfVectorizer {
     this.tokenCountQuartiles = Object.freeze(quartiles);
     this.#index = new Map(terms.map((term, index) => [term, index] as const));
     this.#counts = new Int32Array(terms.length);
+    this.#table = options.tokenizer === sklearnTokenizer ? buildTermTable(terms) : null;
     this.vocabulary = new FrozenMap(this.#index);
     Object.freeze(this);
   }
@@ -448,16 +454,27 @@ export class TfidfVectorizer {
       return older;
     }
     const counts = this.#counts;
-    const touched: number[] = [];
-    for (const term of analyze(this.#options, document)) {
-      const column = this.#index.get(term);
-      if (column === undefined) continue;
-      if (counts[column] === 0) touched.push(column);
-      counts[column] = (counts[column] as number) + 1;
+    let distinct = -1;
+    if (this.#table !== null) {
+      const room = Math.min(this.#terms.length, Math.ceil(document.length / 3) + 1);
+      if (this.#touched.length < room) this.#touched = new Int32Array(Math.max(room, 2 * this.#touched.length));
+      distinct = countAsciiTerms(this.#table, document, this.#options.lowercase, counts, this.#touched);
+    }
+    let indices: Int32Array;
+    if (distinct >= 0) {
+      indices = sortedPrefix(this.#touched, distinct);
+    } else {
+      const touched: number[] = [];
+      for (const term of analyze(this.#options, document)) {
+        const column = this.#index.get(term);
+        if (column === undefined) continue;
+        if (counts[column] === 0) touched.push(column);
+        counts[column] = (counts[column] as number) + 1;
+      }
+      indices = new Int32Array(touched).sort();
     }
     // Columns ascending, as scikit-learn's sorted CSR indices; counts go back to 0 for the next
     // document (nothing between the increments above and this loop can throw).
-    const indices = new Int32Array(touched).sort();
     const data = new Float64Array(indices.length);
     for (let k = 0; k < indices.length; k++) {
       const column = indices[k] as number;
@@ -519,9 +536,6 @@ function analyze(options: ResolvedOptions, document: string): string[] {
   return options.tokenizer.tokenize(text);
 }
 
-/** 1 for the ASCII word characters of `(?u)\w`: letters, digits and `_`. */
-const ASCII_WORD = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[A-Za-z0-9_]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /**
  * {@link sklearnTokenizer} on pure-ASCII text (most prompts), without the Unicode regex: maximal
@@ -545,6 +559,25 @@ function asciiTokens(text: string): string[] | null {
   }
   if (start >= 0 && text.length - start >= 2) tokens.push(text.slice(start));
   return tokens;
+}
+
+/**
+ * The first `count` values of `values`, ascending, in a new array: insertion sort, as fast as
+ * TypedArray.prototype.sort on the few dozen distinct terms of a prompt (and faster than a
+ * bitmap over the columns, measured).
+ */
+function sortedPrefix(values: Int32Array, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const value = values[i] as number;
+    let j = i - 1;
+    while (j >= 0 && (out[j] as number) > value) {
+      out[j + 1] = out[j] as number;
+      j--;
+    }
+    out[j + 1] = value;
+  }
+  return out;
 }
 
 /** Normalises data[start, end) in place; a zero row stays zero (scikit-learn's `normalize`). */

@@ -6,7 +6,8 @@ import { createTinkerBackend } from '../../study/backends/tinker.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import { runStudy, type PhaseEvent } from '../../study/run.js';
 import { createSimBackend } from '../../study/sim/backend.js';
-import { SIM_DEFAULTS } from '../../study/sim/world.js';
+import { SIM_QUESTION_SETS, type SimQuestionSet } from '../../study/sim/questions.js';
+import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { integerOption } from '../options.js';
 
@@ -17,11 +18,19 @@ interface StudyCliOptions {
   seed: number;
   resume?: boolean;
   simCoupling?: number;
+  simQuestions?: SimQuestionSet;
   dataDir?: string;
   steps?: number;
   evalLimit?: number;
   calibrationBatches?: number;
   calibrationBootstrap?: number;
+}
+
+function questionSetOption(value: string): SimQuestionSet {
+  if (!(SIM_QUESTION_SETS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}.`);
+  }
+  return value as SimQuestionSet;
 }
 
 function couplingOption(value: string): number {
@@ -63,9 +72,14 @@ function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
 async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
   let backend: StudyBackend;
   if (options.backend === 'sim') {
-    backend = createSimBackend({ ...SIM_DEFAULTS, coupling: options.simCoupling ?? SIM_DEFAULTS.coupling });
+    // Each question set has its own sim defaults (docs/sim.md); --sim-coupling overrides the coupling of either.
+    const defaults = simDefaults(options.simQuestions ?? 'gsm8k');
+    backend = createSimBackend({ ...defaults, coupling: options.simCoupling ?? defaults.coupling });
   } else if (options.backend === 'tinker') {
     if (options.simCoupling !== undefined) throw new CliUsageError('--sim-coupling applies to --backend sim only');
+    if (options.simQuestions !== undefined) {
+      throw new CliUsageError('--sim-questions applies to --backend sim only (--backend tinker trains on the GSM8K of --data-dir)');
+    }
     backend = createTinkerBackend();
   } else {
     throw new CliUsageError(`--backend must be "sim" or "tinker", got ${JSON.stringify(options.backend)}`);
@@ -76,6 +90,7 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
     backend,
     seed: options.seed,
     resume: options.resume === true,
+    ...(options.simQuestions !== undefined ? { questions: options.simQuestions } : {}),
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.steps !== undefined ? { steps: options.steps } : {}),
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
@@ -96,7 +111,8 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'Runs the protocol of METHOD.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
         'into --out with summary.json and report.md. --backend sim (the default) is a SIMULATION on the real\n' +
-        'GSM8K questions (docs/sim.md); --backend tinker runs the Tinker drivers of examples/tinker-cookbook\n' +
+        'GSM8K questions or, with --sim-questions clustered, on a built-in set of templated question families\n' +
+        '(docs/sim.md); --backend tinker runs the Tinker drivers of examples/tinker-cookbook\n' +
         '(needs TINKER_API_KEY and python3 with the pinned cookbook). --resume continues an interrupted run\n' +
         'with the same numbers as an uninterrupted one. Exit 0 when the study reaches its decision, 1 when\n' +
         'the activation gate fails (the length_bucket_loo fallback is scored and recorded; the gate is never\n' +
@@ -108,7 +124,13 @@ export function register(program: Command, io: CliIo): void {
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
     .option('--resume', 'continue the run in --out')
     .option('--sim-coupling <u>', `sim: how much difficulty follows prompt similarity, in [0, 1] (default ${SIM_DEFAULTS.coupling})`, couplingOption)
-    .option('--data-dir <dir>', 'GSM8K folder with train.jsonl and test.jsonl (default: $GSM8K_DIR)')
+    .option(
+      '--sim-questions <set>',
+      'sim: gsm8k (the real GSM8K questions of --data-dir, the default) or clustered (a built-in set of templated\n' +
+        'question families, where the TF-IDF kernel can help; takes no --data-dir)',
+      questionSetOption,
+    )
+    .option('--data-dir <dir>', 'GSM8K folder with train.jsonl and test.jsonl (default: $GSM8K_DIR; not with --sim-questions clustered)')
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
@@ -116,7 +138,7 @@ export function register(program: Command, io: CliIo): void {
     .action(async (options: StudyCliOptions) => run(options, io));
   withExamples(command, [
     'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-default   # the record\'s regime: the gate fails (exit 1)',
-    'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-u09 --sim-coupling 0.9',
+    'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
     'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-default --resume',
   ]);
 }

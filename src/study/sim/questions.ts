@@ -6,6 +6,10 @@ import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../../errors.js';
 import { checkPositiveInteger } from '../../internal/validate.js';
 
+/** The question sets of the simulated backend: the real GSM8K questions, or the built-in clustered set. */
+export const SIM_QUESTION_SETS = ['gsm8k', 'clustered'] as const;
+export type SimQuestionSet = (typeof SIM_QUESTION_SETS)[number];
+
 /** One question as GSM8K's JSON lines hold it: the text and a worked solution ending `#### <number>`. */
 export interface QuestionRow {
   readonly question: string;
@@ -46,15 +50,16 @@ const mul = (x: number, y: number): string => `${x} * ${y} = <<${x}*${y}=${x * y
 const add = (x: number, y: number): string => `${x} + ${y} = <<${x}+${y}=${x + y}>>${x + y}`;
 
 /**
- * The 24 families. Each template's topic words (all but {@link CLUSTERED_COMMON_WORDS}) are disjoint from every
- * other family's, so two questions of one family have a TF-IDF cosine near 0.7 and two of different families
- * near 0.05 (docs/sim.md has the measured figures).
+ * The families, in order; the built-in set uses the first {@link CLUSTERED_DEFAULT_FAMILIES}. Each template's topic
+ * words (all but {@link CLUSTERED_COMMON_WORDS}) are disjoint from every other family's. The numbers are single
+ * digits, which the TF-IDF tokenizer (tokens of two or more word characters) drops, and the names few, so two
+ * questions of one family have a TF-IDF cosine near 0.98 and two of different families near 0.06 (docs/sim.md).
  */
 export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   {
     topic: 'bakery',
-    template: '{name} bakes {a} loaves of sourdough bread each morning and sells each loaf at the bakery stall for {b} coins. How many coins does the bakery stall earn?',
-    solve: (a, b) => ({ lines: [`The stall earns ${mul(a, b)} coins.`], value: a * b }),
+    template: '{name} bakes {a} trays of sourdough bread each morning with {b} loaves on every tray and sells each loaf at the bakery stall for {c} coins. How many coins does the bakery stall earn?',
+    solve: (a, b, c) => ({ lines: [`${mul(a, b)} loaves are baked.`, `The stall earns ${mul(a * b, c)} coins.`], value: a * b * c }),
   },
   {
     topic: 'freight train',
@@ -63,8 +68,8 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'greenhouse',
-    template: '{name} plants {a} rows of tomato seedlings in the greenhouse with {b} seedlings per row. How many tomato seedlings grow in the greenhouse?',
-    solve: (a, b) => ({ lines: [`There are ${mul(a, b)} seedlings.`], value: a * b }),
+    template: '{name} plants {a} rows of tomato seedlings in the greenhouse with {b} seedlings per row, then pots {c} spare seedlings. How many tomato seedlings grow in the greenhouse?',
+    solve: (a, b, c) => ({ lines: [`The rows hold ${mul(a, b)} seedlings.`, `With the spares: ${add(a * b, c)} seedlings.`], value: a * b + c }),
   },
   {
     topic: 'aquarium',
@@ -73,8 +78,8 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'knitting',
-    template: '{name} knits {a} woolen scarves a week for the craft fair and uses {b} skeins of yarn per scarf. How many skeins of yarn are knitted?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} skeins are knitted.`], value: a * b }),
+    template: '{name} knits {a} woolen scarves a week for {b} weeks before the craft fair and uses {c} skeins of yarn per scarf. How many skeins of yarn are knitted?',
+    solve: (a, b, c) => ({ lines: [`${mul(a, b)} scarves are knitted.`, `They use ${mul(a * b, c)} skeins.`], value: a * b * c }),
   },
   {
     topic: 'library',
@@ -83,43 +88,43 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'cycling',
-    template: '{name} cycles {a} kilometers along the river trail on Saturday and {b} kilometers on Sunday. How many kilometers does the cyclist ride on the trail?',
-    solve: (a, b) => ({ lines: [`The cyclist rides ${add(a, b)} kilometers.`], value: a + b }),
+    template: '{name} cycles {a} kilometers along the river trail on Saturday, {b} kilometers on Sunday and {c} kilometers on Monday. How many kilometers does the cyclist ride on the trail?',
+    solve: (a, b, c) => ({ lines: [`${add(a, b)} kilometers, then ${add(a + b, c)} kilometers.`], value: a + b + c }),
   },
   {
     topic: 'orchestra',
-    template: 'The orchestra rehearses {a} symphonies, each with {b} movements for violins and cellos. {name} conducts every movement. How many movements are conducted?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} movements are conducted.`], value: a * b }),
+    template: 'The orchestra rehearses {a} symphonies, each with {b} movements for violins and cellos, and {name} conducts {c} encores. How many movements and encores are conducted?',
+    solve: (a, b, c) => ({ lines: [`The symphonies have ${mul(a, b)} movements.`, `With the encores: ${add(a * b, c)}.`], value: a * b + c }),
   },
   {
     topic: 'pottery',
-    template: '{name} shapes {a} ceramic vases in the pottery studio and glazes {b} mugs in the kiln. How many pottery pieces leave the studio?',
-    solve: (a, b) => ({ lines: [`${add(a, b)} pieces leave the studio.`], value: a + b }),
+    template: '{name} shapes {a} ceramic vases in the pottery studio, glazes {b} mugs in the kiln and paints {c} bowls. How many pottery pieces leave the studio?',
+    solve: (a, b, c) => ({ lines: [`${add(a, b)} pieces, then ${add(a + b, c)} pieces.`], value: a + b + c }),
   },
   {
     topic: 'beekeeping',
-    template: 'A beekeeper named {name} tends {a} hives, and each hive produces {b} jars of honey in summer. How many jars of honey does the apiary fill?',
-    solve: (a, b) => ({ lines: [`The apiary fills ${mul(a, b)} jars.`], value: a * b }),
+    template: 'A beekeeper named {name} tends {a} hives, and each hive produces {b} jars of honey in summer and {c} jars in autumn. How many jars of honey does the apiary fill?',
+    solve: (a, b, c) => ({ lines: [`Each hive fills ${add(b, c)} jars.`, `The apiary fills ${mul(a, b + c)} jars.`], value: a * (b + c) }),
   },
   {
     topic: 'chess',
-    template: 'At the chess club tournament {name} plays {a} rounds on {b} boards, and each board hosts one match per round. How many chess matches are played?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} matches are played.`], value: a * b }),
+    template: 'At the chess club tournament {name} plays {a} rounds on {b} boards, and each board hosts {c} matches per round. How many chess matches are played?',
+    solve: (a, b, c) => ({ lines: [`Each round has ${mul(b, c)} matches.`, `All rounds: ${mul(a, b * c)} matches.`], value: a * b * c }),
   },
   {
     topic: 'sailing',
-    template: 'The harbor marina docks {a} sailboats, and the sailor {name} ties {b} knots of rope on each sailboat. How many knots are tied at the marina?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} knots are tied.`], value: a * b }),
+    template: 'The harbor marina docks {a} sailboats, and the sailor {name} ties {b} knots of rope on each sailboat plus {c} knots on the pier. How many knots are tied at the marina?',
+    solve: (a, b, c) => ({ lines: [`The sailboats take ${mul(a, b)} knots.`, `With the pier: ${add(a * b, c)} knots.`], value: a * b + c }),
   },
   {
     topic: 'astronomy',
-    template: 'An astronomer named {name} spots {a} constellations through the observatory telescope on clear nights, with {b} bright stars in each constellation. How many stars are charted?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} stars are charted.`], value: a * b }),
+    template: 'An astronomer named {name} charts {a} constellations through the observatory telescope on {b} clear nights, spotting {c} bright stars in each constellation. How many stars are charted?',
+    solve: (a, b, c) => ({ lines: [`Each night: ${mul(a, c)} stars.`, `All nights: ${mul(b, a * c)} stars.`], value: a * b * c }),
   },
   {
     topic: 'soccer',
-    template: 'The soccer striker {name} scores {a} goals in the league season and {b} goals in the cup. How many goals does the striker score?',
-    solve: (a, b) => ({ lines: [`The striker scores ${add(a, b)} goals.`], value: a + b }),
+    template: 'The soccer striker {name} scores {a} goals in the league season, {b} goals in the cup and {c} goals in friendlies. How many goals does the striker score?',
+    solve: (a, b, c) => ({ lines: [`${add(a, b)} goals, then ${add(a + b, c)} goals.`], value: a + b + c }),
   },
   {
     topic: 'mosaic',
@@ -128,54 +133,23 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'dairy farm',
-    template: 'The dairy farmer {name} milks {a} cows in the barn, and each cow gives {b} gallons of milk before grazing in the pasture. How many gallons of milk are collected?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} gallons are collected.`], value: a * b }),
-  },
-  {
-    topic: 'camping',
-    template: '{name} pitches {a} tents at the forest campsite, and {b} campers roast marshmallows over the campfire beside each tent. How many campers roast marshmallows?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} campers roast marshmallows.`], value: a * b }),
-  },
-  {
-    topic: 'robotics',
-    template: 'The robotics engineer {name} assembles {a} robots, wiring {b} sensors and {c} batteries into each circuit board. How many electronic components are wired?',
-    solve: (a, b, c) => ({ lines: [`Each robot takes ${add(b, c)} components.`, `All robots: ${mul(a, b + c)} components.`], value: a * (b + c) }),
-  },
-  {
-    topic: 'theater',
-    template: 'The theater troupe stages {a} scenes, and {name} sews {b} costumes for the actors in each scene before rehearsal. How many costumes are sewn?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} costumes are sewn.`], value: a * b }),
-  },
-  {
-    topic: 'pizzeria',
-    template: 'The pizzeria chef {name} slices {a} pepperoni pizzas into {b} wedges from the brick oven. How many pizza wedges are served?',
-    solve: (a, b) => ({ lines: [`${mul(a, b)} wedges are served.`], value: a * b }),
-  },
-  {
-    topic: 'postal route',
-    template: 'The postal carrier {name} delivers {a} parcels and {b} envelopes along the mail route, then stamps {c} letters at the post office. How many items does the carrier handle?',
-    solve: (a, b, c) => ({ lines: [`${add(a, b)} on the route, then ${add(a + b, c)} items.`], value: a + b + c }),
-  },
-  {
-    topic: 'swimming',
-    template: 'The swimmer {name} swims {a} laps of freestyle and {b} laps of backstroke in the pool lane. How many laps does the swimmer finish?',
-    solve: (a, b) => ({ lines: [`The swimmer finishes ${add(a, b)} laps.`], value: a + b }),
-  },
-  {
-    topic: 'recycling',
-    template: 'The recycling volunteer {name} empties {a} bins, sorting {b} plastic bottles and {c} aluminum cans out of each bin. How many recyclables are sorted?',
-    solve: (a, b, c) => ({ lines: [`Each bin yields ${add(b, c)} recyclables.`, `All bins: ${mul(a, b + c)} recyclables.`], value: a * (b + c) }),
-  },
-  {
-    topic: 'birdwatching',
-    template: 'A birdwatcher named {name} hides in the wetland reeds with binoculars and spots {a} sparrows, {b} herons and {c} robins. How many birds does the birdwatcher spot?',
-    solve: (a, b, c) => ({ lines: [`${add(a, b)} birds, then ${add(a + b, c)} birds.`], value: a + b + c }),
+    template: 'The dairy farmer {name} milks {a} cows in the barn for {b} days, and each cow gives {c} gallons of milk a day before grazing in the pasture. How many gallons of milk are collected?',
+    solve: (a, b, c) => ({ lines: [`Each day: ${mul(a, c)} gallons.`, `All days: ${mul(b, a * c)} gallons.`], value: a * b * c }),
   },
 ]);
 
 /** Names the templates use; shared by every family, so they carry no family signal. */
-const NUM_LO = Number(process.env.NUM_LO ?? 2); const NUM_N = Number(process.env.NUM_N ?? 24);
-const NAMES = ['Ava', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kim', 'Liam', 'Mia', 'Noor', 'Omar', 'Pia'];
+const NAMES = ['Ava', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay'];
+/** The numbers are uniform in 2..9. */
+const NUMBER_MIN = 2;
+const NUMBER_COUNT = 8;
+
+/**
+ * Families in the built-in set. Fewer families give each calibration task more same-family neighbours in a batch
+ * of 32 drawn from the 64 held-out tasks; more families give more independent family difficulties. Eight is the
+ * best trade-off measured (docs/sim.md: 16 and 24 families pass the gate less often, not more).
+ */
+export const CLUSTERED_DEFAULT_FAMILIES = 8;
 
 /** Options of {@link clusteredQuestions}. */
 export interface ClusteredQuestionsOptions {
@@ -183,7 +157,7 @@ export interface ClusteredQuestionsOptions {
   readonly train?: number;
   /** Test questions; default 1319 (GSM8K's test split). */
   readonly test?: number;
-  /** How many of {@link CLUSTERED_FAMILIES} to use (the first ones); default all 24. */
+  /** How many of {@link CLUSTERED_FAMILIES} to use (the first ones); default {@link CLUSTERED_DEFAULT_FAMILIES}. */
   readonly families?: number;
   /** The generator's seed (seedrandom); default {@link CLUSTERED_QUESTIONS_SEED}. */
   readonly seed?: string;
@@ -193,16 +167,18 @@ export interface ClusteredQuestionsOptions {
 export const CLUSTERED_QUESTIONS_SEED = 'rl-adv/clustered-questions/v1';
 
 /**
- * A GSM8K-shaped question set of templated families: every question picks a family uniformly, a name and three
- * numbers in 2..25 (uniform), and is unique across both splits. Answers are the templates' arithmetic, written
- * as GSM8K's worked solutions (`<<expr=value>>` notes, last line `#### <value>`).
+ * A GSM8K-shaped question set of templated families: every question picks a family, a name and three numbers in
+ * 2..9, all uniformly, and is unique across both splits (a repeat is drawn again). Answers are the templates'
+ * arithmetic, written as GSM8K's worked solutions (`<<expr=value>>` notes, last line `#### <value>`), so
+ * `gsm8kReferenceAnswer` reads them.
  *
- * The default set (7473 train and 1319 test questions, GSM8K's sizes, 24 families, seed
- * {@link CLUSTERED_QUESTIONS_SEED}) is what `rl-adv study --sim-questions clustered` uses; the same options give
- * the same rows on every machine.
+ * The default set (7473 train and 1319 test questions, GSM8K's sizes; {@link CLUSTERED_DEFAULT_FAMILIES} families;
+ * seed {@link CLUSTERED_QUESTIONS_SEED}) is what `rl-adv study --sim-questions clustered` uses. Randomness comes
+ * only from seedrandom: the same options give the same rows on every machine.
  *
  * @throws {RlAdvantagesError} `bad_integer` when a size or `families` is not a positive integer; `bad_option`
- *   when `families` exceeds {@link CLUSTERED_FAMILIES}.length.
+ *   when `families` exceeds {@link CLUSTERED_FAMILIES}.length or the families hold fewer distinct questions than
+ *   `train + test`.
  * @example
  * ```ts
  * const { train, test } = clusteredQuestions();
@@ -213,12 +189,20 @@ export const CLUSTERED_QUESTIONS_SEED = 'rl-adv/clustered-questions/v1';
 export function clusteredQuestions(options: ClusteredQuestionsOptions = {}): ClusteredQuestionSet {
   const trainCount = checkPositiveInteger('train', options.train ?? 7473);
   const testCount = checkPositiveInteger('test', options.test ?? 1319);
-  const familyCount = checkPositiveInteger('families', options.families ?? CLUSTERED_FAMILIES.length);
+  const familyCount = checkPositiveInteger('families', options.families ?? CLUSTERED_DEFAULT_FAMILIES);
   if (familyCount > CLUSTERED_FAMILIES.length) {
     throw new RlAdvantagesError(`families must be at most ${CLUSTERED_FAMILIES.length}, got ${familyCount}`, {
       code: 'bad_option',
       field: 'families',
     });
+  }
+  // Distinct questions a family can produce; asking for more than half of them all would make the redraws slow.
+  const capacity = familyCount * NAMES.length * NUMBER_COUNT ** 3;
+  if (2 * (trainCount + testCount) > capacity) {
+    throw new RlAdvantagesError(
+      `train + test must be at most ${capacity / 2} with ${familyCount} families (${familyCount} x ${capacity / familyCount / 2} distinct questions), got ${trainCount + testCount}`,
+      { code: 'bad_option', field: 'train' },
+    );
   }
   const rng = seedrandom(options.seed ?? CLUSTERED_QUESTIONS_SEED);
   const pick = (n: number): number => Math.floor(rng() * n);
@@ -228,10 +212,10 @@ export function clusteredQuestions(options: ClusteredQuestionsOptions = {}): Clu
     while (rows.length < count) {
       const index = pick(familyCount);
       const family = CLUSTERED_FAMILIES[index] as QuestionFamily;
-      const name = NAMES[pick(Number(process.env.NAMES_N ?? NAMES.length))] as string;
-      const a = NUM_LO + pick(NUM_N);
-      const b = NUM_LO + pick(NUM_N);
-      const c = NUM_LO + pick(NUM_N);
+      const name = NAMES[pick(NAMES.length)] as string;
+      const a = NUMBER_MIN + pick(NUMBER_COUNT);
+      const b = NUMBER_MIN + pick(NUMBER_COUNT);
+      const c = NUMBER_MIN + pick(NUMBER_COUNT);
       const question = family.template
         .replaceAll('{name}', name)
         .replaceAll('{a}', String(a))
@@ -248,4 +232,21 @@ export function clusteredQuestions(options: ClusteredQuestionsOptions = {}): Clu
   const train = make(trainCount);
   const test = make(testCount);
   return { train, test };
+}
+
+/**
+ * Rows as GSM8K's JSON-lines files hold them: `{"question": ..., "answer": ...}` and a newline per row (other
+ * fields, such as a generated row's `family`, are left out). `rl-adv study` hashes the built-in set's two splits in
+ * this form, so its data sha256 is what writing them to train.jsonl and test.jsonl would give.
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from 'node:fs';
+ * const { train, test } = clusteredQuestions();
+ * writeFileSync('clustered/train.jsonl', questionsJsonl(train));
+ * writeFileSync('clustered/test.jsonl', questionsJsonl(test));
+ * ```
+ */
+export function questionsJsonl(rows: readonly QuestionRow[]): string {
+  return rows.map((row) => `${JSON.stringify({ question: row.question, answer: row.answer })}\n`).join('');
 }
