@@ -22,7 +22,7 @@ export interface Gsm8kItem {
 }
 
 const HOW_TO_GET_GSM8K =
-  'GSM8K (MIT licence) is at https://github.com/openai/grade-school-math: put its train.jsonl and test.jsonl ' +
+  'GSM8K (MIT licence) is at https://github.com/openai/grade-school-math: put its grade_school_math/data/train.jsonl and test.jsonl ' +
   '(one JSON object a line with "question" and "answer" fields; the same rows as Hugging Face openai/gsm8k, ' +
   'config "main") in one folder and pass that folder.';
 

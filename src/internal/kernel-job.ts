@@ -95,14 +95,14 @@ export function makeJob(
 }
 
 /**
- * Claims and runs blocks until none is left; returns normally when this thread has no more
- * work (other threads may still be running theirs).
+ * Claims and runs blocks until none is left, and returns how many this thread ran (other
+ * threads may still be running theirs).
  */
-export function runClaimedBlocks(job: KernelJob, views: JobViews, row: Float64Array): void {
+export function runClaimedBlocks(job: KernelJob, views: JobViews, row: Float64Array): number {
   const blocks = job.bounds.length - 1;
-  for (;;) {
+  for (let ran = 0; ; ran++) {
     const b = Atomics.add(views.control, NEXT, 1);
-    if (b >= blocks) return;
+    if (b >= blocks) return ran;
     kernelBlock(
       views.x,
       views.xt,

@@ -22,6 +22,13 @@ interface Pool {
 let pool: Pool | null | undefined;
 let workerUrl: URL | null | undefined;
 let threadLimit: number | undefined;
+/** Blocks of the last threaded job and how many of them the calling thread ran (for tests). */
+let lastRun = { blocks: 0, byCaller: 0 };
+
+/** How the last multi-block kernel job was shared out (test hook). */
+export function lastKernelRun(): { blocks: number; byCaller: number } {
+  return { ...lastRun };
+}
 
 /**
  * Test and tuning hook: at most `threads` threads in all (1 = no workers; undefined = one per
@@ -84,13 +91,15 @@ export function threadedKernelSums(
     const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse);
     const views = viewJob(job);
     for (const worker of workers.workers) worker.postMessage(job);
-    runClaimedBlocks(job, views, new Float64Array(units));
+    const byCaller = runClaimedBlocks(job, views, new Float64Array(units));
     let done: number;
     while ((done = Atomics.load(views.control, DONE)) < blocks && Atomics.load(views.control, FAILED) === 0) {
       Atomics.wait(views.control, DONE, done, 1000);
     }
+    lastRun = { blocks, byCaller };
     if (Atomics.load(views.control, FAILED) === 0) return finishSums(views.state, units, blocks, views.unitSize, inverse);
   }
+  if (blocks > 1) lastRun = { blocks, byCaller: blocks };
   const state = new Float64Array(stateSize(units, blocks));
   const row = new Float64Array(units);
   for (let b = 0; b < blocks; b++) {

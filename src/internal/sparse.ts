@@ -44,6 +44,12 @@ export function sparseSimilarityRow(x: CsrMatrix, xt: CsrMatrix, u: number, out:
 
 /** Column -> new column, -1 for columns not in use; kept between calls and reset after each. */
 let scratchPosition = new Int32Array(0);
+/** Backing arrays of the last result, reused: typed arrays above 64 bytes are allocated outside
+ * V8's heap, which costs about as much as the rest of a batch of 32's bookkeeping. */
+let scratchInts = new Int32Array(0);
+let scratchData = new Float64Array(0);
+/** Up to this many entries (about 256 prompts) the scratch arrays serve: 200 KB in all. */
+const SCRATCH_MAX_NNZ = 8192;
 
 /**
  * The same matrix with only the columns that hold an entry, renumbered 0.. in order of first
@@ -51,7 +57,7 @@ let scratchPosition = new Int32Array(0);
  * its entries in their original order, so a product that walks row u's entries and scatters
  * through the inverted index sums in exactly the order it would without renumbering. O(nnz) for
  * any number of columns (a transpose over the whole vocabulary is most of the cost of a small
- * batch).
+ * batch). The result's new arrays are reused by the next call: use it before calling again.
  */
 export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix } {
   const sourceIndices = x.indices;
@@ -59,7 +65,10 @@ export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix
   if (scratchPosition.length < x.cols) scratchPosition = new Int32Array(x.cols).fill(-1);
   const position = scratchPosition;
   // One allocation for the five integer arrays (typed-array allocations dominate small batches).
-  const ints = new Int32Array(5 * nnz + 1);
+  // Large batches get arrays of their own, so nothing big stays allocated between calls.
+  const small = nnz <= SCRATCH_MAX_NNZ;
+  if (small && scratchInts.length < 5 * nnz + 1) scratchInts = new Int32Array(5 * SCRATCH_MAX_NNZ + 1);
+  const ints = small ? scratchInts : new Int32Array(5 * nnz + 1);
   const columns = ints.subarray(0, nnz);
   const indices = ints.subarray(nnz, 2 * nnz);
   let d = 0;
@@ -73,7 +82,7 @@ export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix
     }
     indices[k] = j;
   }
-  const tIndptr = ints.subarray(2 * nnz, 2 * nnz + d + 1);
+  const tIndptr = ints.subarray(2 * nnz, 2 * nnz + d + 1).fill(0);
   for (let k = 0; k < nnz; k++) {
     const j = (indices[k] as number) + 1;
     tIndptr[j] = (tIndptr[j] as number) + 1;
@@ -85,7 +94,8 @@ export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix
   const next = ints.subarray(3 * nnz + 1, 3 * nnz + 1 + d);
   next.set(tIndptr.subarray(0, d));
   const tIndices = ints.subarray(4 * nnz + 1, 5 * nnz + 1);
-  const tData = new Float64Array(nnz);
+  if (small && scratchData.length < nnz) scratchData = new Float64Array(SCRATCH_MAX_NNZ);
+  const tData = small ? scratchData.subarray(0, nnz) : new Float64Array(nnz);
   const rows = x.rows;
   const indptr = x.indptr;
   const data = x.data;

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gsm8kDir, repoRoot, sharedDir } from '../helpers/paths.js';
-import { writeClusteredData } from '../study/run-data.js';
 
 const cli = path.join(repoRoot, 'dist', 'cli.js');
 const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
@@ -33,8 +32,6 @@ function numbers(dir: string): unknown {
   return { calibration: s.calibration, gate: s.gate, fallback: s.fallback, pilot: s.pilot, arms: s.arms, eval: s.eval, decision: s.decision, plan: s.plan };
 }
 
-let clustered: string;
-
 beforeAll(() => {
   // dist is shared by every helper: a build racing another one is simply retried.
   for (let attempt = 0; ; attempt++) {
@@ -45,7 +42,6 @@ beforeAll(() => {
       if (attempt >= 2) throw error;
     }
   }
-  clustered = writeClusteredData(path.join(temp(), 'clustered'));
 }, 180_000);
 
 describe('rl-adv study (sim backend)', () => {
@@ -63,18 +59,30 @@ describe('rl-adv study (sim backend)', () => {
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('SIMULATION');
   });
 
-  it('a high coupling on clustered prompts runs to a decision (exit 0), the same numbers on every run', () => {
-    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--data-dir', clustered, '--sim-coupling', '0.9'];
+  it('--sim-questions clustered at a high coupling runs the full study to a decision (exit 0), the same numbers on every run', () => {
+    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--sim-questions', 'clustered', '--sim-coupling', '0.9'];
     const a = path.join(temp(), 'a');
     const r = study(args(a));
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^decision (validated|failed|inconclusive);/);
+    expect(r.stdout).toMatch(/^decision (validated|failed|inconclusive);.*\(simulation\)/);
+    expect(r.stderr).toMatch(/rl-adv study: gate: PASSED/);
+    expect(r.stderr).toMatch(/rl-adv study: eval: .* \(accuracy on 1319 items\)/);
     const summary = JSON.parse(readFileSync(path.join(a, 'summary.json'), 'utf8')) as {
       decision: { verdict: string; criteria: unknown[] };
-      gate: unknown;
+      gate: { passed: boolean };
       gate_metrics: Record<string, number>;
+      data: { questions: string; dir: string | null };
+      backend_settings: Record<string, number>;
+      arms: Record<string, { steps: number }>;
     };
+    expect(summary.gate.passed).toBe(true);
+    expect(summary.data).toMatchObject({ questions: 'clustered', dir: null });
+    expect(summary.backend_settings).toMatchObject({ coupling: 0.9, stepCenter: 0 });
+    expect(summary.arms.gs1_tfidf_g1?.steps).toBe(60);
     expect(summary.decision.criteria).toHaveLength(1);
+    const run = JSON.parse(readFileSync(path.join(a, 'run.json'), 'utf8')) as Record<string, unknown>;
+    expect(run.questions).toBe('clustered');
+    expect(readFileSync(path.join(a, 'report.md'), 'utf8')).toContain('on the built-in CLUSTERED question set');
     // summary.json holds exactly what \`rl-adv decide --json\` and \`rl-adv gate --json\` print for the run's artifacts.
     const evalFile = (arm: string): string => path.join(a, 'eval', `${arm}.jsonl`);
     const decide = spawnSync(
@@ -94,7 +102,7 @@ describe('rl-adv study (sim backend)', () => {
   });
 
   it('killed with SIGKILL in the middle of an arm and resumed, it ends with the same numbers as an uninterrupted run', async () => {
-    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--data-dir', clustered, '--sim-coupling', '0.9', '--seed', '1'];
+    const args = (out: string): string[] => ['--spec', specPath, '--out', out, '--sim-questions', 'clustered', '--sim-coupling', '0.9', '--seed', '1'];
     const whole = path.join(temp(), 'whole');
     expect(study(args(whole)).code).toBe(0);
 
@@ -154,9 +162,15 @@ describe('rl-adv study (sim backend)', () => {
     expect(readdirSync(root)).toEqual(['file']);
   });
 
-  it('bad options: exit 2 (coupling outside [0, 1], unknown backend)', () => {
+  it('bad options: exit 2 (coupling outside [0, 1], unknown backend or question set, clustered with --data-dir)', () => {
     const out = path.join(temp(), 'x');
     expect(study(['--spec', specPath, '--out', out, '--sim-coupling', '1.5']).code).toBe(2);
+    const set = study(['--spec', specPath, '--out', out, '--sim-questions', 'mmlu']);
+    expect(set.code).toBe(2);
+    expect(set.stderr).toMatch(/--sim-questions.*must be "gsm8k" or "clustered"/);
+    const both = study(['--spec', specPath, '--out', out, '--sim-questions', 'clustered', '--data-dir', gsm8kDir]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^rl-adv: --data-dir does not apply to --sim-questions clustered: the clustered question set is built in/);
     const r = study(['--spec', specPath, '--out', out, '--backend', 'gpu']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--backend must be "sim" or "tinker"/);
@@ -168,6 +182,10 @@ describe('rl-adv study (sim backend)', () => {
     const r = study(['--spec', specPath, '--out', out, '--backend', 'tinker', '--data-dir', gsm8kDir], { TINKER_API_KEY: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--backend tinker: TINKER_API_KEY is not set/);
+    expect(existsSync(out)).toBe(false);
+    const questions = study(['--spec', specPath, '--out', out, '--backend', 'tinker', '--sim-questions', 'clustered'], { TINKER_API_KEY: 'fake' });
+    expect(questions.code).toBe(2);
+    expect(questions.stderr).toMatch(/--sim-questions applies to --backend sim only/);
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -29,6 +29,21 @@ describe('TfidfVectorizer fast paths', () => {
     },
   );
 
+  test.prop([fc.array(anyText, { minLength: 1, maxLength: 8 }), fc.array(anyText, { minLength: 1, maxLength: 8 }), fc.boolean()])(
+    'the hashed ASCII scan counts exactly what the regex tokenizer and a Map lookup count',
+    (corpus, docs, lowercase) => {
+      // The same analyzer in another object: the vectorizer cannot recognise it, so it takes the
+      // general path (regex tokens, Map lookups) that the hashed scan must reproduce.
+      const regexOnly = { name: 'sklearn-copy', tokenize: (text: string) => sklearnTokenizer.tokenize(text) };
+      const fitCorpus = [...corpus, 'Mixed CASE words and_under 42', 'ensure a token'];
+      const queries = [...docs, ...corpus, 'MIXED case Words AND_UNDER 42 42 ab', 'a b c', ''];
+      const fast = TfidfVectorizer.fit(fitCorpus, { lowercase });
+      const general = TfidfVectorizer.fit(fitCorpus, { lowercase, tokenizer: regexOnly });
+      expect(fast.terms).toEqual(general.terms);
+      expect(plain(fast.transform(queries))).toEqual(plain(general.transform(queries)));
+    },
+  );
+
   it('stays exact after the cache evicts rows (more distinct documents than it keeps)', () => {
     const docs = Array.from({ length: 9000 }, (_, i) => `document number w${i} with word${i % 97} and the ${i % 5 === 0 ? 'cat' : 'dog'}`);
     const vectorizer = TfidfVectorizer.fit(docs);

@@ -13,7 +13,9 @@ import {
   initialPolicy,
   policyGradient,
   sampleRollout,
+  SIM_CLUSTERED_DEFAULTS,
   SIM_DEFAULTS,
+  simDefaults,
   successProbability,
   type SimRollout,
 } from '../../src/study/sim/world.js';
@@ -57,6 +59,17 @@ describe('difficulty', () => {
       expect(difficulty(SIM_DEFAULTS, z + dz)).toBeGreaterThan(difficulty(SIM_DEFAULTS, z));
     },
   );
+});
+
+describe('simDefaults', () => {
+  it('is the record-calibrated SIM_DEFAULTS for GSM8K and the same knobs with the step at the median for the clustered set', () => {
+    expect(simDefaults('gsm8k')).toBe(SIM_DEFAULTS);
+    expect(simDefaults('clustered')).toBe(SIM_CLUSTERED_DEFAULTS);
+    expect(SIM_CLUSTERED_DEFAULTS).toEqual({ ...SIM_DEFAULTS, stepCenter: 0 });
+    // beta(z) = z + 3 tanh(z / 0.2): the step's midpoint is at z = 0, so half of z ~ N(0, 1) lies below it.
+    expect(difficulty(SIM_CLUSTERED_DEFAULTS, 0)).toBe(0);
+    expect(difficulty(SIM_CLUSTERED_DEFAULTS, -1)).toBeCloseTo(-1 - 3 * Math.tanh(5), 12);
+  });
 });
 
 describe('the simulated world', () => {

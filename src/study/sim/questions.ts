@@ -39,11 +39,15 @@ export interface QuestionFamily {
   readonly solve: (a: number, b: number, c: number) => { readonly lines: readonly string[]; readonly value: number };
 }
 
-/** Function words every family may use; every other word of a template belongs to its family alone. */
+/**
+ * Function words and a few generic ones (`named`, `holds`, `before`, `along`) every family may use; every other word
+ * of a template belongs to its family alone (a test checks it).
+ */
 export const CLUSTERED_COMMON_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'the', 'and', 'of', 'in', 'on', 'at', 'to', 'for', 'with', 'from', 'by', 'into', 'per', 'each', 'every',
   'all', 'how', 'many', 'much', 'what', 'does', 'do', 'is', 'are', 'there', 'then', 'more', 'total', 'altogether',
-  'has', 'have', 'gets', 'his', 'her', 'their', 'they', 'if', 'so', 'than', 'also', 'after', 'other',
+  'has', 'have', 'gets', 'his', 'her', 'their', 'they', 'if', 'so', 'than', 'also', 'after', 'other', 'named', 'holds',
+  'before', 'along',
 ]);
 
 const mul = (x: number, y: number): string => `${x} * ${y} = <<${x}*${y}=${x * y}>>${x * y}`;
@@ -118,7 +122,7 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'astronomy',
-    template: 'An astronomer named {name} charts {a} constellations through the observatory telescope on {b} clear nights, spotting {c} bright stars in each constellation. How many stars are charted?',
+    template: 'An astronomer named {name} charts {a} constellations with the observatory telescope on {b} clear nights, spotting {c} bright stars in each constellation. How many stars are charted?',
     solve: (a, b, c) => ({ lines: [`Each night: ${mul(a, c)} stars.`, `All nights: ${mul(b, a * c)} stars.`], value: a * b * c }),
   },
   {
@@ -128,7 +132,7 @@ export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   },
   {
     topic: 'mosaic',
-    template: 'A mosaic artist named {name} covers a mural wall with {a} panels of colorful tiles, laying {b} tiles on each panel and {c} spare tiles along the border. How many tiles are laid?',
+    template: 'A mosaic artist named {name} covers a mural wall with {a} panels of colorful tiles, laying {b} tiles on each panel and {c} extra tiles along the border. How many tiles are laid?',
     solve: (a, b, c) => ({ lines: [`The panels take ${mul(a, b)} tiles.`, `With the border: ${add(a * b, c)} tiles.`], value: a * b + c }),
   },
   {
