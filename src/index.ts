@@ -52,6 +52,8 @@ export {
   hoeffdingHalfWidth,
   criterionVerdict,
   combineVerdicts,
+  decisionJson,
+  type DecisionJson,
   type Verdict,
   type PairedItem,
   type Decision,
@@ -76,7 +78,14 @@ export {
   type StudyArm,
   type SpecProblem,
 } from './study/spec.js';
-export { evaluateGate, type GateResult, type GateCheckResult, type GateCheckStatus } from './study/gate.js';
+export {
+  evaluateGate,
+  gateJson,
+  type GateResult,
+  type GateCheckResult,
+  type GateCheckStatus,
+  type GateJson,
+} from './study/gate.js';
 export {
   gateMetrics,
   parseAdvantageLog,
@@ -88,6 +97,39 @@ export {
   type GateMetrics,
   type GateMetricName,
 } from './study/gate-metrics.js';
+
+// The study protocol (rl-adv study)
+export {
+  runStudy,
+  studyArms,
+  STUDY_PHASES,
+  STUDY_CALIBRATION,
+  CALIBRATION_TASKS,
+  CALIBRATION_ROLLOUTS,
+  PILOT_STEPS,
+  PILOT_EVAL_ITEMS,
+  type StudyOptions,
+  type StudyOutcome,
+  type StudySummary,
+  type PhaseEvent,
+  type PhaseRecord,
+  type StudyPhase,
+  type CalibrationSummary,
+} from './study/run.js';
+export { renderReport } from './study/report.js';
+export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck } from './study/backends/types.js';
+export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './study/backends/tinker.js';
+export { estimatorPreflight, type PreflightCheck } from './study/backends/preflight.js';
+export { createSimBackend } from './study/sim/backend.js';
+export { SIM_DEFAULTS, SIM_CLUSTERED_DEFAULTS, simDefaults, type SimConfig } from './study/sim/world.js';
+export {
+  clusteredQuestions,
+  SIM_QUESTION_SETS,
+  CLUSTERED_FAMILIES,
+  type ClusteredQuestionSet,
+  type ClusteredQuestionsOptions,
+  type SimQuestionSet,
+} from './study/sim/questions.js';
 
 // GSM8K grading and data
 export { extractBoxed } from './grading/boxed.js';

@@ -60,7 +60,38 @@ export function viewJob(job: KernelJob): JobViews {
   };
 }
 
-/** Copies the inputs into shared memory (O(nnz + U)); the state starts at zero. */
+/**
+ * Shared buffers kept from the last job and reused (a fresh pair per call would leave several
+ * batches' worth of garbage outside V8's heap before a collection frees it); dropped after a
+ * second without jobs so nothing large stays allocated.
+ */
+let spare: { ints: SharedArrayBuffer; floats: SharedArrayBuffer } | null = null;
+let release: ReturnType<typeof setTimeout> | undefined;
+
+function sharedBuffers(intCount: number, floatCount: number): { ints: SharedArrayBuffer; floats: SharedArrayBuffer } {
+  if (spare === null || spare.ints.byteLength < 4 * intCount || spare.floats.byteLength < 8 * floatCount) {
+    spare = {
+      ints: new SharedArrayBuffer(4 * Math.max(intCount, spare ? spare.ints.byteLength / 4 : 0)),
+      floats: new SharedArrayBuffer(8 * Math.max(floatCount, spare ? spare.floats.byteLength / 8 : 0)),
+    };
+  }
+  if (release !== undefined) clearTimeout(release);
+  release = setTimeout(() => (spare = null), 1000);
+  release.unref();
+  return spare;
+}
+
+/** Forgets the kept buffers (after a failed job, whose blocks may still be running elsewhere). */
+export function discardSharedBuffers(): void {
+  spare = null;
+}
+
+/**
+ * Copies the inputs into shared memory (O(nnz + U)) and clears the state. Reuses the last job's
+ * buffers: a job's blocks are all finished before its caller returns, and a worker that picks
+ * up an old job late finds every block of it claimed (each job has its own control counters),
+ * so it never touches the buffers.
+ */
 export function makeJob(
   x: CsrMatrix,
   xt: CsrMatrix,
@@ -72,9 +103,10 @@ export function makeJob(
   const units = x.rows;
   const terms = xt.rows;
   const nnz = x.indices.length;
+  const buffers = sharedBuffers(units + 1 + terms + 1 + 2 * nnz, 2 * nnz + 2 * units + stateSize(units, bounds.length - 1));
   const job: KernelJob = {
-    ints: new SharedArrayBuffer(4 * (units + 1 + terms + 1 + 2 * nnz)),
-    floats: new SharedArrayBuffer(8 * (2 * nnz + 2 * units + stateSize(units, bounds.length - 1))),
+    ints: buffers.ints,
+    floats: buffers.floats,
     control: new SharedArrayBuffer(4 * 3),
     units,
     terms,
@@ -91,6 +123,7 @@ export function makeJob(
   (views.xt.data as Float64Array).set(xt.data);
   views.unitSum.set(unitSum);
   views.unitSize.set(unitSize);
+  views.state.fill(0);
   return job;
 }
 

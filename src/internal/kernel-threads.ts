@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CsrMatrix } from '../text/tfidf.js';
-import { DONE, FAILED, makeJob, runClaimedBlocks, viewJob } from './kernel-job.js';
+import { discardSharedBuffers, DONE, FAILED, makeJob, NEXT, runClaimedBlocks, viewJob } from './kernel-job.js';
 import { finishSums, kernelBlock, rowBlocks, stateSize } from './sparse-kernel.js';
 
 interface Pool {
@@ -91,13 +91,25 @@ export function threadedKernelSums(
     const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse);
     const views = viewJob(job);
     for (const worker of workers.workers) worker.postMessage(job);
-    const byCaller = runClaimedBlocks(job, views, new Float64Array(units));
+    let byCaller: number;
+    try {
+      byCaller = runClaimedBlocks(job, views, new Float64Array(units));
+    } catch (error) {
+      // Leave nothing running on buffers that the next job would reuse.
+      Atomics.store(views.control, NEXT, blocks);
+      discardSharedBuffers();
+      throw error;
+    }
     let done: number;
     while ((done = Atomics.load(views.control, DONE)) < blocks && Atomics.load(views.control, FAILED) === 0) {
       Atomics.wait(views.control, DONE, done, 1000);
     }
     lastRun = { blocks, byCaller };
     if (Atomics.load(views.control, FAILED) === 0) return finishSums(views.state, units, blocks, views.unitSize, inverse);
+    // A worker threw: no block of this job starts any more, its buffers are not reused, and
+    // the calling thread computes the whole job again below.
+    Atomics.store(views.control, NEXT, blocks);
+    discardSharedBuffers();
   }
   if (blocks > 1) lastRun = { blocks, byCaller: blocks };
   const state = new Float64Array(stateSize(units, blocks));

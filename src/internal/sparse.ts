@@ -44,12 +44,33 @@ export function sparseSimilarityRow(x: CsrMatrix, xt: CsrMatrix, u: number, out:
 
 /** Column -> new column, -1 for columns not in use; kept between calls and reset after each. */
 let scratchPosition = new Int32Array(0);
-/** Backing arrays of the last result, reused: typed arrays above 64 bytes are allocated outside
- * V8's heap, which costs about as much as the rest of a batch of 32's bookkeeping. */
+/**
+ * Backing arrays of the last result, reused by the next call: typed arrays above 64 bytes are
+ * allocated outside V8's heap, which costs about as much as the rest of a batch of 32's
+ * bookkeeping, and a large batch would otherwise leave megabytes of garbage per call. Arrays
+ * larger than SCRATCH_KEEP_NNZ entries are dropped after a second without calls.
+ */
 let scratchInts = new Int32Array(0);
 let scratchData = new Float64Array(0);
-/** Up to this many entries (about 256 prompts) the scratch arrays serve: 200 KB in all. */
-const SCRATCH_MAX_NNZ = 8192;
+const SCRATCH_KEEP_NNZ = 8192;
+let release: ReturnType<typeof setTimeout> | undefined;
+
+function scratchFor(nnz: number): { ints: Int32Array; data: Float64Array } {
+  if (scratchInts.length < 5 * nnz + 1) {
+    const size = Math.max(nnz, SCRATCH_KEEP_NNZ);
+    scratchInts = new Int32Array(5 * size + 1);
+    scratchData = new Float64Array(size);
+  }
+  if (scratchData.length > SCRATCH_KEEP_NNZ) {
+    if (release !== undefined) clearTimeout(release);
+    release = setTimeout(() => {
+      scratchInts = new Int32Array(0);
+      scratchData = new Float64Array(0);
+    }, 1000);
+    release.unref();
+  }
+  return { ints: scratchInts, data: scratchData };
+}
 
 /**
  * The same matrix with only the columns that hold an entry, renumbered 0.. in order of first
@@ -64,11 +85,9 @@ export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix
   const nnz = sourceIndices.length;
   if (scratchPosition.length < x.cols) scratchPosition = new Int32Array(x.cols).fill(-1);
   const position = scratchPosition;
-  // One allocation for the five integer arrays (typed-array allocations dominate small batches).
-  // Large batches get arrays of their own, so nothing big stays allocated between calls.
-  const small = nnz <= SCRATCH_MAX_NNZ;
-  if (small && scratchInts.length < 5 * nnz + 1) scratchInts = new Int32Array(5 * SCRATCH_MAX_NNZ + 1);
-  const ints = small ? scratchInts : new Int32Array(5 * nnz + 1);
+  // One array for the five integer arrays, reused from call to call (see scratchFor).
+  const scratch = scratchFor(nnz);
+  const ints = scratch.ints;
   const columns = ints.subarray(0, nnz);
   const indices = ints.subarray(nnz, 2 * nnz);
   let d = 0;
@@ -94,8 +113,7 @@ export function compactAndTranspose(x: CsrMatrix): { x: CsrMatrix; xt: CsrMatrix
   const next = ints.subarray(3 * nnz + 1, 3 * nnz + 1 + d);
   next.set(tIndptr.subarray(0, d));
   const tIndices = ints.subarray(4 * nnz + 1, 5 * nnz + 1);
-  if (small && scratchData.length < nnz) scratchData = new Float64Array(SCRATCH_MAX_NNZ);
-  const tData = small ? scratchData.subarray(0, nnz) : new Float64Array(nnz);
+  const tData = scratch.data.subarray(0, nnz);
   const rows = x.rows;
   const indptr = x.indptr;
   const data = x.data;

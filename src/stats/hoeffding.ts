@@ -519,3 +519,39 @@ export function decide(
     criteria,
   };
 }
+
+/** A decision's plain JSON form, as `rl-adv decide --json` prints it and a study's summary.json holds it. */
+export interface DecisionJson {
+  method: string;
+  alpha: number;
+  n: number;
+  verdict: Verdict;
+  criteria: { id: string; metric: string; estimate: number; lower: number; upper: number; margin: number; verdict: Verdict }[];
+}
+
+/**
+ * The plain JSON form of a decision:
+ * `{method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}`.
+ *
+ * @example
+ * ```ts
+ * console.log(JSON.stringify(decisionJson(decide(spec.decisionRule, treatment, baseline))));
+ * ```
+ */
+export function decisionJson(d: Decision): DecisionJson {
+  return {
+    method: d.method,
+    alpha: d.alpha,
+    n: d.n,
+    verdict: d.verdict,
+    criteria: d.criteria.map((c) => ({
+      id: c.id,
+      metric: c.metric,
+      estimate: c.estimate,
+      lower: c.lower,
+      upper: c.upper,
+      margin: c.margin,
+      verdict: c.verdict,
+    })),
+  };
+}

@@ -83,3 +83,26 @@ export function evaluateGate(
   });
   return { passed: checks.every((c) => c.status === 'pass'), applicable: gate.applicable, checks };
 }
+
+/** The gate's plain JSON form, as `rl-adv gate --json` prints it and a study's summary.json holds it. */
+export interface GateJson {
+  passed: boolean;
+  checks: { metric: string; value: number | null; min: number | null; max: number | null; status: GateCheckStatus }[];
+}
+
+/**
+ * The plain JSON form of a gate result: `{passed, checks: [{metric, value, min, max, status}]}`
+ * (the per-check `reason` and `applicable` are left out).
+ *
+ * @example
+ * ```ts
+ * const json = gateJson(evaluateGate(spec.activationGate, metrics));
+ * console.log(JSON.stringify(json));
+ * ```
+ */
+export function gateJson(result: GateResult): GateJson {
+  return {
+    passed: result.passed,
+    checks: result.checks.map((c) => ({ metric: c.metric, value: c.value, min: c.min, max: c.max, status: c.status })),
+  };
+}

@@ -8,13 +8,13 @@ import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type Calibra
 import { RlAdvantagesError } from '../errors.js';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
 import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../grading/gsm8k-data.js';
-import { decide, planDecision, type Decision, type DecisionPlan } from '../stats/hoeffding.js';
+import { decide, decisionJson, planDecision, type DecisionJson, type DecisionPlan } from '../stats/hoeffding.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { VERSION } from '../version.js';
 import { estimatorPreflight, type PreflightCheck } from './backends/preflight.js';
 import { readJson, readJsonl, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
 import type { EvalRow, StudyBackend, StudyContext } from './backends/types.js';
-import { evaluateGate, type GateResult } from './gate.js';
+import { evaluateGate, gateJson, type GateJson } from './gate.js';
 import { gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetrics } from './gate-metrics.js';
 import { renderReport } from './report.js';
 import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
@@ -96,18 +96,12 @@ export interface StudySummary {
   preflight?: { passed: boolean; checks: readonly (PreflightCheck | { id: string; passed: boolean; detail: string })[] };
   calibration: CalibrationSummary | null;
   pilot?: { arms: Record<string, { reward_per_step: number[] }>; eval: Record<string, { accuracy: number; n: number }> };
-  gate: { passed: boolean; checks: { metric: string; value: number | null; min: number | null; max: number | null; status: string }[] } | null;
+  gate: GateJson | null;
   gate_metrics?: GateMetrics;
   fallback?: { estimator: string; ratio: number; ratio_ci95: readonly [number, number] | null; note: string };
   arms?: Record<string, { advantage: string; steps: number; reward_per_step: number[] }>;
   eval?: Record<string, { accuracy: number; n: number; file: string }>;
-  decision?: {
-    method: string;
-    alpha: number;
-    n: number;
-    verdict: string;
-    criteria: { id: string; metric: string; estimate: number; lower: number; upper: number; margin: number; verdict: string }[];
-  };
+  decision?: DecisionJson;
   /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
   comparison?: { treatment: string; baseline: string };
   plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };
@@ -208,32 +202,7 @@ function calibrationSummary(c: BeffCalibration): CalibrationSummary {
   };
 }
 
-/** The gate as `rl-adv gate --json` prints it: {passed, checks: [{metric, value, min, max, status}]}. */
-function gateJson(result: GateResult): NonNullable<StudySummary['gate']> {
-  return {
-    passed: result.passed,
-    checks: result.checks.map((c) => ({ metric: c.metric, value: c.value, min: c.min, max: c.max, status: c.status })),
-  };
-}
 
-/** The decision as `rl-adv decide --json` prints it: {method, alpha, n, verdict, criteria: [...]}. */
-function decisionJson(d: Decision): NonNullable<StudySummary['decision']> {
-  return {
-    method: d.method,
-    alpha: d.alpha,
-    n: d.n,
-    verdict: d.verdict,
-    criteria: d.criteria.map((c) => ({
-      id: c.id,
-      metric: c.metric,
-      estimate: c.estimate,
-      lower: c.lower,
-      upper: c.upper,
-      margin: c.margin,
-      verdict: c.verdict,
-    })),
-  };
-}
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { decide, type Decision, type PairedItem } from '../../stats/hoeffding.js';
+import { decide, decisionJson, type Decision, type PairedItem } from '../../stats/hoeffding.js';
 import { num, signed, table } from '../format.js';
 import { inputError, readJsonl, type Row } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
@@ -81,24 +81,6 @@ function checkPairs(a: Arm, b: Arm): void {
   }
 }
 
-/** The `--json` form: exactly {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}. */
-export function decisionJson(d: Decision): object {
-  return {
-    method: d.method,
-    alpha: d.alpha,
-    n: d.n,
-    verdict: d.verdict,
-    criteria: d.criteria.map((c) => ({
-      id: c.id,
-      metric: c.metric,
-      estimate: c.estimate,
-      lower: c.lower,
-      upper: c.upper,
-      margin: c.margin,
-      verdict: c.verdict,
-    })),
-  };
-}
 
 /** The readable form. */
 export function decisionText(d: Decision): string {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { evaluateGate, type GateResult } from '../../study/gate.js';
+import { evaluateGate, gateJson, type GateResult } from '../../study/gate.js';
 import { num, table } from '../format.js';
 import { inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
@@ -34,13 +34,6 @@ export async function readMetrics(file: string, io: CliIo): Promise<Record<strin
   return metrics;
 }
 
-/** The `--json` form: exactly {passed, checks: [{metric, value, min, max, status}]}. */
-export function gateJson(result: GateResult): { passed: boolean; checks: object[] } {
-  return {
-    passed: result.passed,
-    checks: result.checks.map((c) => ({ metric: c.metric, value: c.value, min: c.min, max: c.max, status: c.status })),
-  };
-}
 
 /** The readable form: one row per check, then the verdict. */
 export function gateText(result: GateResult): string {

@@ -126,7 +126,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--sim-coupling <u>', `sim: how much difficulty follows prompt similarity, in [0, 1] (default ${SIM_DEFAULTS.coupling})`, couplingOption)
     .option(
       '--sim-questions <set>',
-      'sim: gsm8k (the real GSM8K questions of --data-dir, the default) or clustered (a built-in set of templated\n' +
+      'sim: gsm8k (the real GSM8K questions of --data-dir, the default) or clustered (a built-in set of templated ' +
         'question families, where the TF-IDF kernel can help; takes no --data-dir)',
       questionSetOption,
     )

@@ -57,7 +57,7 @@ const add = (x: number, y: number): string => `${x} + ${y} = <<${x}+${y}=${x + y
  * The families, in order; the built-in set uses the first {@link CLUSTERED_DEFAULT_FAMILIES}. Each template's topic
  * words (all but {@link CLUSTERED_COMMON_WORDS}) are disjoint from every other family's. The numbers are single
  * digits, which the TF-IDF tokenizer (tokens of two or more word characters) drops, and the names few, so two
- * questions of one family have a TF-IDF cosine near 0.98 and two of different families near 0.06 (docs/sim.md).
+ * questions of one family have a TF-IDF cosine near 0.97 and two of different families near 0.06 (docs/sim.md).
  */
 export const CLUSTERED_FAMILIES: readonly QuestionFamily[] = Object.freeze([
   {
@@ -151,7 +151,7 @@ const NUMBER_COUNT = 8;
 /**
  * Families in the built-in set. Fewer families give each calibration task more same-family neighbours in a batch
  * of 32 drawn from the 64 held-out tasks; more families give more independent family difficulties. Eight is the
- * best trade-off measured (docs/sim.md: 16 and 24 families pass the gate less often, not more).
+ * best trade-off measured (docs/sim.md: with 6, 12 or 16 families the gate passes for fewer seeds).
  */
 export const CLUSTERED_DEFAULT_FAMILIES = 8;
 
