@@ -124,8 +124,15 @@ export { createSimBackend } from './study/sim/backend.js';
 export { SIM_DEFAULTS, SIM_CLUSTERED_DEFAULTS, simDefaults, type SimConfig } from './study/sim/world.js';
 export {
   clusteredQuestions,
+  questionsJsonl,
   SIM_QUESTION_SETS,
   CLUSTERED_FAMILIES,
+  CLUSTERED_COMMON_WORDS,
+  CLUSTERED_DEFAULT_FAMILIES,
+  CLUSTERED_QUESTIONS_SEED,
+  type QuestionRow,
+  type QuestionFamily,
+  type ClusteredQuestion,
   type ClusteredQuestionSet,
   type ClusteredQuestionsOptions,
   type SimQuestionSet,
