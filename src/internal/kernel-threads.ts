@@ -19,6 +19,9 @@ interface Pool {
   readonly workers: Worker[];
 }
 
+/** How long a job may make no progress before the calling thread gives up on the workers. */
+const STALL_MS = 60_000;
+
 let pool: Pool | null | undefined;
 let workerUrl: URL | null | undefined;
 let threadLimit: number | undefined;
@@ -92,6 +95,7 @@ export function threadedKernelSums(
     const views = viewJob(job);
     for (const worker of workers.workers) worker.postMessage(job);
     let byCaller: number;
+    const started = performance.now();
     try {
       byCaller = runClaimedBlocks(job, views, new Float64Array(units));
     } catch (error) {
@@ -100,16 +104,35 @@ export function threadedKernelSums(
       discardSharedBuffers();
       throw error;
     }
-    let done: number;
-    while ((done = Atomics.load(views.control, DONE)) < blocks && Atomics.load(views.control, FAILED) === 0) {
+    // A worker that dies without throwing (killed, out of memory) never finishes its block and
+    // cannot tell us, since its 'exit' event needs the event loop this thread is blocking: after
+    // stallMs without progress the job is given up as if a worker had thrown.
+    // The limit grows with the blocks' own cost (4 x the caller's mean block time) for huge batches.
+    const callerBlockMs = byCaller > 0 ? (performance.now() - started) / byCaller : 0;
+    const stallMs = Math.max(STALL_MS, 4 * callerBlockMs);
+    let done = Atomics.load(views.control, DONE);
+    let lastProgress = performance.now();
+    let stalled = false;
+    while (done < blocks && Atomics.load(views.control, FAILED) === 0) {
       Atomics.wait(views.control, DONE, done, 1000);
+      const now = Atomics.load(views.control, DONE);
+      if (now !== done) {
+        done = now;
+        lastProgress = performance.now();
+      } else if (performance.now() - lastProgress > stallMs) {
+        stalled = true;
+        break;
+      }
     }
     lastRun = { blocks, byCaller };
-    if (Atomics.load(views.control, FAILED) === 0) return finishSums(views.state, units, blocks, views.unitSize, inverse);
-    // A worker threw: no block of this job starts any more, its buffers are not reused, and
-    // the calling thread computes the whole job again below.
+    if (!stalled && Atomics.load(views.control, FAILED) === 0) {
+      return finishSums(views.state, units, blocks, views.unitSize, inverse);
+    }
+    // A worker threw or stalled: no block of this job starts any more, its buffers are not
+    // reused, later jobs run without workers, and the calling thread computes this job again below.
     Atomics.store(views.control, NEXT, blocks);
     discardSharedBuffers();
+    if (stalled) configureKernelThreads({ threads: 1 });
   }
   if (blocks > 1) lastRun = { blocks, byCaller: blocks };
   const state = new Float64Array(stateSize(units, blocks));

@@ -64,8 +64,8 @@ export function stateSize(units: number, blocks: number): number {
  * The rows [from, to) of the upper triangle. Writes into `state` (a Float64Array of
  * stateSize(U, blocks) values, zero-initialised, shared by all blocks):
  * rows' own part at [0, 4U) (r_u, its numerator, denominator, s_uu; only for rows of this
- * block), and this block's column part at [(4 + 3 block) U, (7 + 3 block) U) (c_v, numerator,
- * denominator). `row` is U zeros of scratch (left zero). Self-contained apart from
+ * block), and this block's column part at [(4 + 3 block) U, (7 + 3 block) U) ([c_v, numerator,
+ * denominator] at 3v). `row` is U zeros of scratch (left zero). Self-contained apart from
  * expNonPositive, so a worker thread runs the same code.
  */
 export function kernelBlock(
@@ -92,10 +92,9 @@ export function kernelBlock(
   const rowDenominatorOf = state.subarray(2 * units, 3 * units);
   const selfOf = state.subarray(3 * units, 4 * units);
   const base = (4 + 3 * block) * units;
-  const columnMax = state.subarray(base, base + units);
-  const columnNumerator = state.subarray(base + units, base + 2 * units);
-  const columnDenominator = state.subarray(base + 2 * units, base + 3 * units);
-  columnMax.fill(-Infinity);
+  // Column part interleaved, [c_v, numerator, denominator] at 3v: one cache line per unit v.
+  const column = state.subarray(base, base + 3 * units);
+  for (let v = 0; v < units; v++) column[3 * v] = -Infinity;
   let longest = 0;
   for (let u = from; u < to; u++) longest = Math.max(longest, (xIndptr[u + 1] as number) - (xIndptr[u] as number));
   const cursor = new Int32Array(longest);
@@ -166,17 +165,20 @@ export function kernelBlock(
       rowNumerator += w * (unitSum[v] as number);
       rowDenominator += w * (unitSize[v] as number);
       // Column part of unit v: row u < v arrives now.
-      let c = columnMax[v] as number;
+      const at = 3 * v;
+      let c = column[at] as number;
+      let columnNumerator = column[at + 1] as number;
+      let columnDenominator = column[at + 2] as number;
       if (s > c) {
         const scale = expNonPositive((c - s) * inverse);
-        columnNumerator[v] = (columnNumerator[v] as number) * scale;
-        columnDenominator[v] = (columnDenominator[v] as number) * scale;
-        columnMax[v] = s;
+        columnNumerator *= scale;
+        columnDenominator *= scale;
+        column[at] = s;
         c = s;
       }
       const wc = expNonPositive((s - c) * inverse);
-      columnNumerator[v] = (columnNumerator[v] as number) + wc * reward;
-      columnDenominator[v] = (columnDenominator[v] as number) + wc * size;
+      column[at + 1] = columnNumerator + wc * reward;
+      column[at + 2] = columnDenominator + wc * size;
     }
     rowMaxOf[u] = rowMax;
     rowNumeratorOf[u] = rowNumerator;
@@ -195,7 +197,7 @@ export function finishSums(state: Float64Array, units: number, blocks: number, u
     const rowMax = state[u] as number;
     let max = rowMax;
     for (let b = 0; b < blocks; b++) {
-      const c = state[(4 + 3 * b) * units + u] as number;
+      const c = state[(4 + 3 * b) * units + 3 * u] as number;
       if (c > max) max = c;
     }
     const hasCopies = (unitSize[u] as number) > 1;
@@ -206,9 +208,9 @@ export function finishSums(state: Float64Array, units: number, blocks: number, u
     let denominator = (state[2 * units + u] as number) * rowScale;
     for (let b = 0; b < blocks; b++) {
       const base = (4 + 3 * b) * units;
-      const scale = expNonPositive(((state[base + u] as number) - max) * inverse);
-      numerator += (state[base + units + u] as number) * scale;
-      denominator += (state[base + 2 * units + u] as number) * scale;
+      const scale = expNonPositive(((state[base + 3 * u] as number) - max) * inverse);
+      numerator += (state[base + 3 * u + 1] as number) * scale;
+      denominator += (state[base + 3 * u + 2] as number) * scale;
     }
     out[u] = numerator;
     out[units + u] = denominator;
