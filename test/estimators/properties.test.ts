@@ -114,9 +114,18 @@ describe.each(ESTIMATORS)('$name', ({ name, loo, kernel, stdScaled }) => {
   test.prop([batchArbitrary, reward])('adding a constant to every reward leaves advantages unchanged', (batch, shift) => {
     const a = run(name, batch);
     const b = run(name, { ...batch, rewards: batch.rewards.map((r) => r + shift) });
-    // Rewards near zero can be exactly 0 (A = 0 by convention in group_mean_std) on one side and
-    // a rounding-level value on the other; the tolerance covers that, not a formula difference.
-    a.advantages.forEach((value, i) => expect(Math.abs((b.advantages[i] as number) - value)).toBeLessThanOrEqual(stdScaled ? 1e-6 : CLOSE * 4));
+    if (!stdScaled) {
+      a.advantages.forEach((value, i) => expect(Math.abs((b.advantages[i] as number) - value)).toBeLessThanOrEqual(CLOSE * 4));
+      return;
+    }
+    // group_mean_std divides by (std_g + 1e-6): a rounding error δ in r_i - mean_g (at most a few
+    // ulps of |r| + |shift| <= 20, bounded here by 1e-12) moves A_i by at most
+    // δ (1 + |A_i|) / (std_g + 1e-6), which is large only for groups of nearly equal rewards.
+    const std = groupStds(batch.rewards, batch.groupIds);
+    a.advantages.forEach((value, i) => {
+      const bound = (1e-12 * (1 + Math.abs(value))) / ((std[i] as number) + 1e-6);
+      expect(Math.abs((b.advantages[i] as number) - value)).toBeLessThanOrEqual(bound);
+    });
   });
 
   if (!stdScaled) {
@@ -150,3 +159,15 @@ describe('zero-sum advantages', () => {
     for (const sum of sums.values()) expect(Math.abs(sum)).toBeLessThanOrEqual(CLOSE * batch.rewards.length);
   });
 });
+
+/** The Bessel-corrected std of each rollout's group (0 for a group of one), as group_mean_std defines it. */
+function groupStds(rewards: readonly number[], groupIds: readonly number[]): number[] {
+  const members = new Map<number, number[]>();
+  groupIds.forEach((g, i) => members.set(g, [...(members.get(g) ?? []), rewards[i] as number]));
+  return groupIds.map((g) => {
+    const values = members.get(g) as number[];
+    if (values.length < 2) return 0;
+    const mean = values.reduce((t, r) => t + r, 0) / values.length;
+    return Math.sqrt(values.reduce((t, r) => t + (r - mean) ** 2, 0) / (values.length - 1));
+  });
+}
