@@ -1,7 +1,7 @@
 /**
  * rl-advantages: advantage estimators for RL post-training of LLMs (GRPO group mean,
  * leave-one-out, GS1 prompt-similarity kernels), B_eff calibration, the activation gate and the
- * paired Hoeffding decision. Every formula follows METHOD.md of the GS1-vs-GRPO study.
+ * paired Hoeffding decision. Every formula follows docs/method.md.
  *
  * @packageDocumentation
  */

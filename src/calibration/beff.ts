@@ -1,4 +1,4 @@
-// B_eff calibration, "the post's recipe" (METHOD.md section 4).
+// B_eff calibration, "the post's recipe" (docs/method.md section 4).
 import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
@@ -327,7 +327,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
 
 /**
  * Calibrates the effective batch size B_eff of advantage estimators on a set of tasks with rewards
- * sampled from the starting policy ("the post's recipe", METHOD.md section 4).
+ * sampled from the starting policy ("the post's recipe", docs/method.md section 4).
  *
  * Corrected mode (every task has G_k >= 2 rewards):
  * - sigma_eps^2 = sum_k (G_k - 1) s_k^2 / sum_k (G_k - 1), s_k^2 the unbiased within-task variance.

@@ -2,7 +2,7 @@
 // fixed set of K tasks, so everything that depends on the task alone (TF-IDF rows, pairwise cosines,
 // length buckets) is computed once here and each batch only does the O(B^2) kernel arithmetic, with no
 // allocation. Each engine follows its estimator's definition and summation order (src/estimators/*,
-// METHOD.md section 2), so it gives what createEstimator(name).compute(batch) gives up to rounding;
+// docs/method.md section 2), so it gives what createEstimator(name).compute(batch) gives up to rounding;
 // test/calibration/engines.test.ts checks agreement within 1e-12.
 import { RlAdvantagesError } from '../errors.js';
 import { parseEstimatorName } from '../estimators/registry.js';
@@ -77,7 +77,7 @@ function tfidfKernelEngine(
   let scratch = new Float64Array(0);
   return {
     name,
-    // The stabilised kernel of METHOD.md section 2 over singleton rollouts: m_i = max_{j != i} s_ij,
+    // The stabilised kernel of docs/method.md section 2 over singleton rollouts: m_i = max_{j != i} s_ij,
     // b_i = sum_{j != i} exp((s_ij - m_i)/T) r_j / sum_{j != i} exp((s_ij - m_i)/T).
     compute(taskOf, rewards, out) {
       const size = rewards.length;

@@ -1,8 +1,8 @@
-// B_eff and the B_eff ratio from already-computed figures (METHOD.md section 4), e.g. to check a record.
+// B_eff and the B_eff ratio from already-computed figures (docs/method.md section 4), e.g. to check a record.
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
 
-/** The figures a B_eff ratio is computed from (METHOD.md section 4). */
+/** The figures a B_eff ratio is computed from (docs/method.md section 4). */
 export interface BeffRatioFigures {
   /** sigma_eps^2, the pooled within-task reward variance. */
   readonly sigmaEps2: number;
@@ -46,7 +46,7 @@ function advantageVariance(field: string, sigmaEps2: number, mseCorrected: numbe
  *
  * ratio = (sigma_eps^2 + MSE_corrected(ref)) / (sigma_eps^2 + MSE_corrected(e)) = Var(A_ref) / Var(A_e),
  *
- * i.e. B_eff(e) / B_eff(ref). METHOD.md section 4 ("the post's recipe").
+ * i.e. B_eff(e) / B_eff(ref). docs/method.md section 4 ("the post's recipe").
  *
  * @throws {@link RlAdvantagesError} if a figure is not finite, sigmaEps2 < 0, or either
  *   sigma_eps^2 + MSE_corrected is not > 0.
@@ -72,7 +72,7 @@ export function beffRatioFromFigures(figures: BeffRatioFigures): number {
 /**
  * B_eff of one estimator from its figures: B_eff = B * sigma_eps^2 / (sigma_eps^2 + MSE_corrected),
  * the batch size of ideal (true-mean) baselines that gives the same advantage variance.
- * METHOD.md section 4.
+ * docs/method.md section 4.
  *
  * @throws {@link RlAdvantagesError} if batchSize is not an integer >= 1, a figure is not finite,
  *   sigmaEps2 < 0, or sigma_eps^2 + MSE_corrected is not > 0.

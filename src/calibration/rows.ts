@@ -9,7 +9,7 @@ export interface CalibrationTask {
   readonly rewards: readonly number[];
 }
 
-/** One line of `calibration.jsonl` (CONTRACTS.md): one rollout of one task. */
+/** One line of `calibration.jsonl` (docs/method.md section 9): one rollout of one task. */
 export interface CalibrationRow {
   readonly task_id: string;
   readonly prompt: string;

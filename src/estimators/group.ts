@@ -10,7 +10,7 @@ import type { Batch, EstimatorResult } from './types.js';
  *
  * Shapes and edge cases: `rewards` and `groupIds` of length B >= 1. A group of one gets A = 0
  * (its baseline is its own reward), as the cookbook. Advantages sum to 0 within every group.
- * `maxSelfWeight` is max over groups of 1/n_g. METHOD.md section 2;
+ * `maxSelfWeight` is max over groups of 1/n_g. docs/method.md section 2;
  * GRPO: https://arxiv.org/abs/2402.03300
  *
  * @throws {@link RlAdvantagesError} if a reward is not finite, `groupIds` is missing, of another
@@ -48,7 +48,7 @@ export interface GroupMeanStdOptions {
  *
  * A group of one gets A = 0, as the tinker cookbook and TRL. verl differs here: it sets the
  * mean to 0 and the std to 1 for a group of one, so its advantage is about r_i. A group whose
- * rewards are all equal gets A = 0 exactly. METHOD.md section 2; GRPO: https://arxiv.org/abs/2402.03300
+ * rewards are all equal gets A = 0 exactly. docs/method.md section 2; GRPO: https://arxiv.org/abs/2402.03300
  *
  * @throws {@link RlAdvantagesError} as {@link groupMean}, and if `epsilon` is negative or not finite.
  * @example
@@ -92,7 +92,7 @@ export function groupMeanStd(batch: Batch, options: GroupMeanStdOptions = {}): E
  * rollouts of the same prompt, b_i = (sum_{g_j = g_i} r_j - r_i) / (n_g - 1).
  *
  * Every group needs n_g >= 2: a group of one has no other rollout and is an error. b_i never
- * depends on r_i (the sum of the others is formed without it). METHOD.md section 2;
+ * depends on r_i (the sum of the others is formed without it). docs/method.md section 2;
  * RLOO: https://arxiv.org/abs/2402.14740
  *
  * @throws {@link RlAdvantagesError} as {@link groupMean}, and for a group of one (the message

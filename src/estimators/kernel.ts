@@ -22,7 +22,7 @@ export interface KernelLooOptions {
  * w_ij = exp(s_ij / T) for j != i, w_ii = 0, b_i = sum_j w_ij r_j / sum_j w_ij, computed as
  * exp((s_ij - m_i) / T) with m_i = max_{j != i} s_ij. With features, s_ij is the dot product of
  * the L2-normalised vectors (a zero vector has cosine 0 with everything). Needs B >= 2.
- * METHOD.md section 2; GS1 kernel baselines.
+ * docs/method.md section 2; GS1 kernel baselines.
  *
  * @throws {@link RlAdvantagesError} if a reward or a feature is not finite, B < 2, T is not a
  *   finite number > 0, neither `features` nor `similarity` is given, the feature vectors differ in

@@ -17,7 +17,7 @@ export interface LengthBucketOptions {
  * token counts (numpy's linear percentiles); bucket(x) = [len >= q1] + [len >= q2] + [len >= q3],
  * so 4 buckets, the lowest holding len < q1. w_ij = 1 if i and j share a bucket and j != i, else 0;
  * b_i is the mean reward of the other rollouts in i's bucket, and falls back to the LOO batch mean
- * when no other rollout shares it. Needs B >= 2. METHOD.md section 2.
+ * when no other rollout shares it. Needs B >= 2. docs/method.md section 2.
  *
  * @throws {@link RlAdvantagesError} if a reward is not finite, B < 2, `prompts` is missing or of
  *   another length, or `vectorizer` is missing.

@@ -7,7 +7,7 @@ import type { Batch, EstimatorResult } from './types.js';
  * for T -> infinity, and the reference of B_eff calibration.
  *
  * Needs B >= 2. Advantages sum to 0 over the batch. b_i never depends on r_i (the sum of the
- * others is formed without it). METHOD.md section 2.
+ * others is formed without it). docs/method.md section 2.
  *
  * @throws {@link RlAdvantagesError} if a reward is not finite or B < 2.
  * @example

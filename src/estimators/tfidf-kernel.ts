@@ -25,7 +25,7 @@ export interface TfidfKernelOptions {
  * b_i never uses r_i, the response, or anything about rollout i but its prompt. Identical prompts
  * give the LOO batch mean; T -> infinity gives the LOO batch mean; T -> 0 gives the mean reward
  * of the most similar other prompts. Repeated prompts (GRPO-style groups) are vectorised once.
- * Needs B >= 2. METHOD.md section 2.
+ * Needs B >= 2. docs/method.md section 2.
  *
  * Cost, for U distinct prompts: time O(sum over terms of df_t^2 + U^2) (df_t the number of
  * distinct prompts holding term t) and memory O(B + nnz + U), never a U x U matrix; measured

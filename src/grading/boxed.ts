@@ -1,4 +1,4 @@
-// Extraction of the final `\boxed{...}` answer from a model response (METHOD.md section 7).
+// Extraction of the final `\boxed{...}` answer from a model response (docs/method.md section 7).
 
 const BOX_OPENER = '\\boxed{';
 
@@ -10,7 +10,7 @@ const BOX_OPENER = '\\boxed{';
  * `test/fixtures/grading-cases.jsonl`, which the Python twin reads too):
  * - A box opens at the exact text `\boxed{`. `\boxed {18}` (a space before the brace) is not a box,
  *   as in the cookbook. Unlike the cookbook there is no brace-less fallback (`\boxed 18` is not a
- *   box): METHOD.md defines the answer as the content of `\boxed{...}`.
+ *   box): docs/method.md defines the answer as the content of `\boxed{...}`.
  * - Braces are matched with a stack; every `{` and `}` counts, including `\{` and `\}`, so nested
  *   groups such as `\boxed{\frac{3}{4}}` come back whole.
  * - "Last" is the box whose closing brace comes last (the cookbook's order). For nested boxes,
@@ -22,7 +22,7 @@ const BOX_OPENER = '\\boxed{';
  *   box at all; we keep the box, because a stray brace in the working says nothing about the answer.)
  * - `\boxed{}` is a box with empty content `""`: the response is well formatted but cannot be correct.
  *
- * Reference: METHOD.md section 7; tinker-cookbook `tinker_cookbook/recipes/math_rl/math_grading.py`.
+ * Reference: docs/method.md section 7; tinker-cookbook `tinker_cookbook/recipes/math_rl/math_grading.py`.
  *
  * @param response - The decoded model response.
  * @returns The box content verbatim (not trimmed or normalised), or `null` when there is no box.

@@ -1,4 +1,4 @@
-// Exact rational numbers for answer grading: normalisation, parsing and formatting (METHOD.md section 7).
+// Exact rational numbers for answer grading: normalisation, parsing and formatting (docs/method.md section 7).
 // No floating point anywhere: "0.1 + 0.2" style rounding must never decide whether an answer is correct.
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
@@ -39,7 +39,7 @@ export function trimAnswerWhitespace(text: string): string {
 }
 
 /**
- * Normalises an answer string before it is parsed as a number (METHOD.md section 7).
+ * Normalises an answer string before it is parsed as a number (docs/method.md section 7).
  *
  * In order: replace the Unicode minus `−` (U+2212) with `-`; delete LaTeX spacing commands
  * (`\,` `\:` `\;` `\!`); delete every `\$` and `$`; delete every `,` (thousands separators); then, until
@@ -48,7 +48,7 @@ export function trimAnswerWhitespace(text: string): string {
  *
  * A trailing percent sign is dropped without dividing by 100: GSM8K writes the answer to a "what
  * percent" question as the bare number (`#### 25`), and the cookbook's normaliser drops `%` the same way.
- * METHOD.md names trim, `$`, `,`, trailing `.` and `\text{}`; the other steps are our additions and are
+ * docs/method.md names trim, `$`, `,`, trailing `.` and `\text{}`; the other steps are our additions and are
  * pinned by cases in `test/fixtures/grading-cases.jsonl`.
  *
  * @param text - A raw answer, e.g. the content of a `\boxed{}`.
@@ -93,7 +93,7 @@ export function normalizeAnswer(text: string): string {
  * A zero denominator, or a part with more than `MAX_ANSWER_DIGITS` digits, gives `null`.
  *
  * Formula: a decimal `d.f` with `k` fraction digits is `(d·10^k + f) / 10^k`; a fraction is the
- * quotient of its parts; the result is reduced by their gcd. Reference: METHOD.md section 7.
+ * quotient of its parts; the result is reduced by their gcd. Reference: docs/method.md section 7.
  *
  * @param text - A raw or normalised answer.
  * @returns The reduced rational, or `null` when the text is not one of the forms above.

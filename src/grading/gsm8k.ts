@@ -1,4 +1,4 @@
-// GSM8K reference answers, `numeric_exact` correctness and the cookbook's training reward (METHOD.md section 7).
+// GSM8K reference answers, `numeric_exact` correctness and the cookbook's training reward (docs/method.md section 7).
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { extractBoxed } from './boxed.js';
@@ -30,7 +30,7 @@ export interface Gsm8kGrade {
 
 /**
  * The reference answer of a GSM8K row: the text after the last `####` of its `answer` field, with
- * every comma removed, trimmed of spaces, tabs, line breaks and NBSP (METHOD.md section 7). All 7473 train and 1319 test references are
+ * every comma removed, trimmed of spaces, tabs, line breaks and NBSP (docs/method.md section 7). All 7473 train and 1319 test references are
  * integers such as `72`, `-3` or `1080` (written `1,080` in the data).
  *
  * @param answerField - The row's `answer` field (worked solution ending `#### <answer>`).
@@ -68,7 +68,7 @@ export function gsm8kReferenceAnswer(answerField: string): string {
 }
 
 /**
- * `numeric_exact` grading (METHOD.md section 7): correct iff the response's last `\boxed{...}` parses
+ * `numeric_exact` grading (docs/method.md section 7): correct iff the response's last `\boxed{...}` parses
  * (`parseExactNumber`) and equals the parsed reference as a rational. `18.00` equals `18`, `0.75`
  * equals `3/4` and `\frac{3}{4}`. No box, or a box that does not parse, is incorrect.
  *
@@ -90,7 +90,7 @@ export function gradeNumericExact(response: string, referenceAnswer: string): bo
 }
 
 /**
- * The cookbook math environment's training reward (METHOD.md section 7; tinker-cookbook
+ * The cookbook math environment's training reward (docs/method.md section 7; tinker-cookbook
  * `ProblemEnv.step`): `reward = correct + 0.1 · (format_ok − 1)`, where `format_ok` holds when the
  * response has a `\boxed{...}` AND generation stopped cleanly on the stop sequence.
  *

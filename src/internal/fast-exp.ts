@@ -1,5 +1,5 @@
 // e^x for x <= 0, about twice as fast as Math.exp in V8 and within 1e-15 relative of it: the
-// kernel (METHOD.md section 2) evaluates B^2 of these, which dominates its time with Math.exp.
+// kernel (docs/method.md section 2) evaluates B^2 of these, which dominates its time with Math.exp.
 //
 // x = (k / 64) ln 2 + r with k = round(64 x / ln 2) and |r| <= ln 2 / 128; e^x = 2^(-(k >> 6)) *
 // 2^(-(k & 63) / 64) * e^r, the two powers of 2 from tables and e^r from its degree-5 Taylor

@@ -1,4 +1,4 @@
-// The leave-one-out kernel engine shared by every kernel estimator (METHOD.md section 2).
+// The leave-one-out kernel engine shared by every kernel estimator (docs/method.md section 2).
 //
 // Rollouts are grouped into "units" whose members share every similarity (identical prompts, or
 // one unit per rollout). For rollout i in unit u:

@@ -1,4 +1,4 @@
-// The hot loop of the TF-IDF kernel (METHOD.md section 2) over CSR rows, in O(U) scratch memory
+// The hot loop of the TF-IDF kernel (docs/method.md section 2) over CSR rows, in O(U) scratch memory
 // per block: never a U x U matrix.
 //
 // What it computes, for every unit u, with s_uv = <x_u, x_v> (terms of u ascending, as scipy's
@@ -21,7 +21,7 @@
 // rescaled to it by exp((r_u - m_u) / T) and exp((c_u - m_u) / T), blocks in order.
 //
 // Every factor is the exponential of a non-positive number, so nothing overflows for any T > 0,
-// and every final weight is exp((s_uv - m_u) / T) <= 1: METHOD.md's stabilised form, with the
+// and every final weight is exp((s_uv - m_u) / T) <= 1: docs/method.md's stabilised form, with the
 // weight of the maximum exactly 1 (the denominator stays >= 1). A factor that underflows to 0
 // drops terms below 2^-1074 of the largest weight, as exp((s - m_u) / T) itself would. Only the
 // rounding differs from the one-exponential form (a few ulps per weight); the fast path is tested

@@ -32,7 +32,7 @@ function checkRange(field: string, range: unknown): number {
  *
  *   h = R * sqrt(ln(2k / alpha) / (2n))
  *
- * Reference: METHOD.md section 5; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830.
+ * Reference: docs/method.md section 5; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830.
  *
  * @param options.n - number of paired items, an integer >= 1.
  * @param options.alpha - family-wise error rate in (0, 1).
@@ -76,7 +76,7 @@ export interface HoeffdingInterval {
  * holds with probability >= 1 - alpha / k for the expected difference (two-sided). With k intervals each at
  * alpha / k the family holds simultaneously with probability >= 1 - alpha (Bonferroni).
  *
- * Reference: METHOD.md section 5; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830.
+ * Reference: docs/method.md section 5; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830.
  *
  * @param options.differences - d_1..d_n, finite numbers (array, typed array or 1-D ndarray).
  * @param options.range - R; the observed spread max(d) - min(d) must not exceed it.
@@ -225,7 +225,7 @@ export interface DecisionPlan {
  * validate, margin - h below which it fails, and whether either is reachable at all. A study whose `canValidate`
  * is false can never conclude in favour of the treatment, whatever the models do.
  *
- * Reference: METHOD.md section 5 (for the spec: n = 1319, alpha = 0.05, R = 2 gives h = 0.0748, so with margin
+ * Reference: docs/method.md section 5 (for the spec: n = 1319, alpha = 0.05, R = 2 gives h = 0.0748, so with margin
  * -0.05 the study validates only above about +0.025).
  *
  * @param options.n - number of paired items, an integer >= 1.

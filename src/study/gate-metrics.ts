@@ -1,4 +1,4 @@
-// The activation gate's metrics (METHOD.md section 6, CONTRACTS.md "Gate metrics"), computed from a B_eff
+// The activation gate's metrics (docs/method.md sections 6 and 9), computed from a B_eff
 // calibration and the timing pilot's per-step advantage logs.
 import type { BeffCalibration } from '../calibration/beff.js';
 import { RlAdvantagesError } from '../errors.js';
@@ -46,7 +46,7 @@ export type GateMetricName = (typeof GATE_METRIC_NAMES)[number];
 /** Measured gate metrics; a metric that cannot be computed is absent (the gate reports it `missing`). */
 export type GateMetrics = Partial<Record<GateMetricName, number>>;
 
-/** |A| above this counts as a non-zero advantage (CONTRACTS.md). */
+/** |A| above this counts as a non-zero advantage (docs/method.md section 9). */
 export const NONZERO_ADVANTAGE_THRESHOLD = 1e-6;
 
 /** Steps of the GS1 arm the baseline-difference metric averages over (the spec's "first 3 pilot steps"). */
@@ -215,8 +215,8 @@ function executed(rows: readonly AdvantageLogRow[], field: 'rollouts' | 'group_s
 }
 
 /**
- * Computes every metric the study spec's `activation_gate` checks (METHOD.md section 6; definitions in
- * CONTRACTS.md "Gate metrics"). The GS1 arm is the spec arm whose `advantage` is a kernel estimator
+ * Computes every metric the study spec's `activation_gate` checks (docs/method.md section 6; definitions in
+ * docs/method.md section 9). The GS1 arm is the spec arm whose `advantage` is a kernel estimator
  * (`tfidf_kernel_loo_T<T>`, `kernel_loo`, `length_bucket_loo`); the GRPO arm the one whose advantage is
  * `group_mean`.
  *

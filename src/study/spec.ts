@@ -418,7 +418,7 @@ export function parseArms(value: unknown, path = 'arms'): readonly StudyArm[] {
 }
 
 /**
- * Loads a study spec (METHOD.md; the format of `shared/seed/gs1-vs-grpo.spec.json`) from JSON text or an
+ * Loads a study spec (docs/method.md; the format of `shared/seed/gs1-vs-grpo.spec.json`) from JSON text or an
  * already-parsed object, validating the three sections the tool reads (`decision_rule`, `activation_gate`,
  * `arms`) and reporting every problem at once, each with its JSON path. All other sections are kept untouched
  * in `raw`; nothing the user gave is dropped.

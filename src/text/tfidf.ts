@@ -147,7 +147,7 @@ function linearPercentile(sorted: Float64Array, q: number): number {
 /**
  * A fitted TF-IDF vectorizer that reproduces scikit-learn's `TfidfVectorizer()`.
  *
- * Formula (METHOD.md section 3): lower-case, tokens are maximal runs of >= 2 word characters
+ * Formula (docs/method.md section 3): lower-case, tokens are maximal runs of >= 2 word characters
  * (`(?u)\b\w\w+\b`), tf = raw count, idf_t = ln((1 + n) / (1 + df_t)) + 1 over the n fitting
  * documents, vector = tf * idf over the fitted vocabulary (unknown terms dropped), then
  * L2-normalised; an all-zero vector stays zero.

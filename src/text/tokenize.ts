@@ -18,7 +18,7 @@ const SKLEARN_TOKEN = /[\p{L}\p{N}_]{2,}/gu;
 
 /**
  * scikit-learn's default word analyzer without lower-casing: maximal runs of two or more word
- * characters (METHOD.md section 3). Lower-casing is the vectorizer's `lowercase` option, applied
+ * characters (docs/method.md section 3). Lower-casing is the vectorizer's `lowercase` option, applied
  * before tokenizing, as scikit-learn's preprocessor does.
  *
  * @example

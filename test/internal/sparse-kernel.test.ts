@@ -1,5 +1,5 @@
 // The fast kernel path (inverted-index products, units, table exp) against a plain reference
-// written here from METHOD.md section 2: a dense S from the CSR rows, then per rollout
+// written here from docs/method.md section 2: a dense S from the CSR rows, then per rollout
 // m_i = max_{j != i} S_ij, w_ij = exp((S_ij - m_i) / T), b_i = sum_{j != i} w_ij r_j / sum_{j != i} w_ij.
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';

@@ -86,7 +86,7 @@ describe('runStudy on the sim backend: the gate-failure path (default coupling, 
     expect(list.some((f) => f.includes('.tmp-'))).toBe(false);
     const calibrationRows = readFileSync(path.join(dir, 'calibration', 'calibration.jsonl'), 'utf8').trim().split('\n');
     expect(calibrationRows).toHaveLength(64 * 8);
-    // The pilot logs are in the CONTRACTS.md format (gateMetrics' parser accepts them), 3 steps each.
+    // The pilot logs are in the docs/method.md section 9 format (gateMetrics' parser accepts them), 3 steps each.
     const gs1 = parseAdvantageLog(readFileSync(path.join(dir, 'pilot', 'gs1_tfidf_g1', 'advantages.jsonl'), 'utf8'), 'gs1');
     expect(gs1.map((r) => [r.step, r.rollouts, r.group_size, r.groups])).toEqual([
       [0, 32, 1, 32],

@@ -13,7 +13,7 @@ the GSM8K question) and tokenizer:
   advantages, the dtype the stock function returns). The display calls get the same numbers, looked up
   by trajectory.
 
-Every full-batch call appends one line to ``advantages.jsonl`` (format: CONTRACTS.md, read by
+Every full-batch call appends one line to ``advantages.jsonl`` (format: docs/method.md section 9, read by
 ``rl-adv gate-metrics``).
 
 The kernel's text is the task's GSM8K ``question``, never the rendered chat prompt. :class:`QuestionResolver`
@@ -46,7 +46,7 @@ __all__ = [
     "step_log_line",
 ]
 
-#: |A| above this counts as a non-zero advantage (CONTRACTS.md, the gate's nonzero_advantage_fraction).
+#: |A| above this counts as a non-zero advantage (docs/method.md section 9, the gate's nonzero_advantage_fraction).
 NONZERO_ADVANTAGE_EPS = 1e-6
 
 #: ``MathEnv.question_suffix()`` in tinker-cookbook: the user turn is question + this suffix.
@@ -211,7 +211,7 @@ def step_log_line(
     advantages: Sequence[float],
     max_self_weight: float,
 ) -> dict[str, Any]:
-    """One ``advantages.jsonl`` line, exactly the CONTRACTS.md fields."""
+    """One ``advantages.jsonl`` line, exactly the docs/method.md section 9 fields."""
     n = len(rewards)
     for name, values in (("baselines", baselines), ("loo_mean", loo_mean), ("advantages", advantages)):
         if len(values) != n:

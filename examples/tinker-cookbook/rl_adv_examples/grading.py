@@ -1,6 +1,6 @@
 """GSM8K grading (``numeric_exact``) and loading: the Python twin of ``src/grading/`` in rl-advantages.
 
-Definitions are METHOD.md section 7. The TypeScript and Python graders are checked against one vector
+Definitions are docs/method.md section 7. The TypeScript and Python graders are checked against one vector
 file, ``test/fixtures/grading-cases.jsonl``; a change to a rule here must change the TypeScript module,
 the vector file and both test suites together.
 
@@ -101,7 +101,7 @@ def extract_boxed(response: str) -> str | None:
 
 
 def normalize_answer(text: str) -> str:
-    r"""Normalise an answer before parsing (METHOD.md section 7).
+    r"""Normalise an answer before parsing (docs/method.md section 7).
 
     In order: U+2212 minus -> ``-``; delete ``\,`` ``\:`` ``\;`` ``\!``; delete ``\$`` and ``$``; delete
     ``,``; then until nothing changes: trim whitespace, unwrap a surrounding ``\text{...}`` or ``{...}``,

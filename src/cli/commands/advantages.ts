@@ -101,7 +101,7 @@ export function register(program: Command, io: CliIo): void {
     .command('advantages')
     .summary('compute the advantage of every rollout of one batch')
     .description(
-      'Computes A_i = r_i - b_i for one batch of rollouts with a named estimator (METHOD.md section 2).\n' +
+      'Computes A_i = r_i - b_i for one batch of rollouts with a named estimator (docs/method.md section 2).\n' +
         'Input: JSON lines, one rollout a line, {"prompt": "...", "reward": 1, "group": "q7"} (group for the ' +
         'group estimators; "features": [..] for kernel_loo; other fields are ignored). The whole input is one batch.\n' +
         'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order.',

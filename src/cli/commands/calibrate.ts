@@ -1,4 +1,4 @@
-// rl-adv calibrate: the B_eff calibration of METHOD.md section 4 on calibration.jsonl rows.
+// rl-adv calibrate: the B_eff calibration of docs/method.md section 4 on calibration.jsonl rows.
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow, type CalibrateBeffOptions } from '../../calibration/beff.js';
@@ -83,7 +83,7 @@ export function calibrationText(c: BeffCalibration): string {
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
   ]);
   return (
-    `B_eff calibration (METHOD.md section 4): ${c.tasks} tasks, ${c.rollouts} rollouts, ${mode}\n` +
+    `B_eff calibration (docs/method.md section 4): ${c.tasks} tasks, ${c.rollouts} rollouts, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches, ${bootstrap}, seed ${JSON.stringify(c.seed)}\n\n` +
     table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
@@ -199,7 +199,7 @@ export function register(program: Command, io: CliIo): void {
     .command('calibrate')
     .summary('B_eff calibration of estimators on rollouts from the starting policy')
     .description(
-      'Scores advantage estimators by their effective batch size B_eff (METHOD.md section 4) on common random ' +
+      'Scores advantage estimators by their effective batch size B_eff (docs/method.md section 4) on common random ' +
         'batches of B distinct tasks, relative to a reference (default the LOO batch mean), with a Monte-Carlo ' +
         'standard error and a 95% bootstrap interval (tasks resampled) per ratio; one seed drives every draw.\n' +
         'Input: JSON lines, one rollout a line: {"task_id": "gsm8k_train_7400", "prompt": "...", "reward": 1}.\n' +

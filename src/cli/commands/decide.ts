@@ -126,7 +126,7 @@ export function register(program: Command, io: CliIo): void {
     .command('decide')
     .summary("decide the study with the spec's paired Hoeffding rule")
     .description(
-      "Applies the spec's decision_rule (METHOD.md section 5): items are paired by item_id, each criterion " +
+      "Applies the spec's decision_rule (docs/method.md section 5): items are paired by item_id, each criterion " +
         'gets the interval mean(d) ± R·sqrt(ln(2k/alpha)/(2n)) and the verdict validated (lower > margin), ' +
         'failed (upper < margin) or inconclusive. Prediction files are JSON lines, one item a line: ' +
         '{"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',

@@ -125,7 +125,7 @@ export function register(program: Command, io: CliIo): void {
     .command('gate-metrics')
     .summary("compute the activation gate's metrics from a calibration and pilot logs")
     .description(
-      "Computes every metric of the spec's activation_gate (METHOD.md section 6): the offline B_eff ratio from " +
+      "Computes every metric of the spec's activation_gate (docs/method.md section 6): the offline B_eff ratio from " +
         'the calibration (the output of rl-adv calibrate --json) and the pilot metrics from the per-step ' +
         'advantage logs (advantages.jsonl, one training step of one arm a line). A metric that cannot be ' +
         'computed is left out, and rl-adv gate then fails its check as missing.',

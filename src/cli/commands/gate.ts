@@ -66,7 +66,7 @@ export function register(program: Command, io: CliIo): void {
     .command('gate')
     .summary("check measured metrics against the spec's activation gate (exit 1 if it fails)")
     .description(
-      "Evaluates the spec's activation_gate (METHOD.md section 6): every check's metric must be present, " +
+      "Evaluates the spec's activation_gate (docs/method.md section 6): every check's metric must be present, " +
         'finite and within its inclusive min/max. The gate is never relaxed. Exit 0 when it passes, 1 when ' +
         'it fails, 2 for bad input. --metrics is a JSON object of metric name -> number (as rl-adv ' +
         'gate-metrics prints it).',

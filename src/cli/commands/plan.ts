@@ -89,7 +89,7 @@ export function register(program: Command, io: CliIo): void {
     .description(
       "For the spec's decision_rule and n paired items, prints each criterion's Hoeffding half-width " +
         'R·sqrt(ln(2k/alpha)/(2n)) and the observed mean difference needed to validate (margin + half-width) ' +
-        'or to fail (margin - half-width) (METHOD.md section 5). n defaults to the spec\'s eval.n_examples.',
+        'or to fail (margin - half-width) (docs/method.md section 5). n defaults to the spec\'s eval.n_examples.',
     )
     .requiredOption('--spec <file>', 'the study spec (JSON)')
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))

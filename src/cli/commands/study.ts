@@ -109,7 +109,7 @@ export function register(program: Command, io: CliIo): void {
     .command('study')
     .summary('run the whole study (preflight, calibration, pilot, gate, arms, eval, decision) into a folder')
     .description(
-      'Runs the protocol of METHOD.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
+      'Runs the protocol of docs/method.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
         'into --out with summary.json and report.md. --backend sim (the default) is a SIMULATION on the real\n' +
         'GSM8K questions or, with --sim-questions clustered, on a built-in set of templated question families\n' +
         '(docs/sim.md); --backend tinker runs the Tinker drivers of examples/tinker-cookbook\n' +

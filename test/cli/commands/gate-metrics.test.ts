@@ -40,7 +40,7 @@ const recordCalibration = {
   },
 };
 
-/** One logged training step, as the Tinker driver writes it (CONTRACTS.md). */
+/** One logged training step, as the Tinker driver writes it (docs/method.md section 9). */
 function step(arm: string, stepNumber: number, estimator: string, groupSize: number, prompts: string[], rewards: number[], vectorizer: TfidfVectorizer) {
   const groupIds = prompts.map((_, i) => Math.floor(i / groupSize));
   const r = createEstimator(estimator, { vectorizer }).compute({ rewards, prompts, groupIds });
