@@ -1,6 +1,7 @@
 // report.md of a study run: what was run, every phase's result and wall time, the gate table, the arms' rewards,
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
-import { STUDY_PHASES, type StudySummary } from './run.js';
+// report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
+import { STUDY_PHASES, type StudySummary } from '../study/summary.js';
 
 const num = (x: number | null | undefined, digits = 4): string =>
   typeof x !== 'number' || !Number.isFinite(x) ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(digits);
