@@ -38,6 +38,13 @@ def run_script(module, argv: list[str], env: dict[str, str] | None = None) -> tu
     return code, out.getvalue(), err.getvalue()
 
 
+def run_subprocess(script: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run a driver in a fresh interpreter (``-I``-like: no user site, so only what the system has)."""
+    full_env = {**os.environ, **(env or {})}
+    done = subprocess.run([sys.executable, "-s", os.path.join(support.EXAMPLE_DIR, script), *argv], capture_output=True, text=True, env=full_env, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
 def read_json(path: str):
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
@@ -135,7 +142,9 @@ class RunArmTest(unittest.TestCase):
         return (-0.1, 0.0, 0.9, 1.0)[(step * 7 + group * 3 + k) % 4]
 
     def test_missing_tinker_is_exit_2_with_how_to_install(self) -> None:
-        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        # In a fresh interpreter: importing a real torch (Debian's python3-torch) in this process would leave
+        # torch half-imported once the fakes are taken out of sys.modules again.
+        code, _, err = run_subprocess("run_arm.py", self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
         self.assertEqual(code, 2, err)
         self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
 
@@ -243,6 +252,86 @@ class RunArmTest(unittest.TestCase):
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
         self.assertEqual(code, 2)
         self.assertIn("--overwrite", err)
+        self.assertIn("--resume", err)
+        code, _, err = run_script(run_arm, self.args("grpo_g8") + ["--resume", "--overwrite"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual((code, "contradict" in err), (2, True))
+
+    def read_log(self, arm: str, name: str = "advantages.jsonl") -> list[dict]:
+        with open(os.path.join(self.dir, arm, name)) as handle:
+            return [json.loads(line) for line in handle]
+
+    def test_lora_client_gets_the_arm_seed_and_provenance_records_it(self) -> None:
+        """Issue 13 item 1: the recipe creates the LoRA client with no seed (rl/train.py:1966); run_arm passes the arm's."""
+        spec = read_json(support.SPEC_PATH)
+        for a in spec["arms"]:
+            a["seed"] = 3
+        spec_path = os.path.join(self.dir, "spec-seed3.json")
+        with open(spec_path, "w") as handle:
+            json.dump(spec, handle)
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        original = fakes.ServiceClient.__dict__["create_lora_training_client_async"]
+        argv = self.args("grpo_g8", steps=2)
+        argv[argv.index("--spec") + 1] = spec_path
+        code, out, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        (client,) = fakes.ServiceClient.instances
+        self.assertEqual(client.lora_seeds, [3])
+        self.assertEqual(recipe.seen_configs[0].seed, 3)  # the data shuffle seed, unchanged
+        self.assertIs(fakes.ServiceClient.__dict__["create_lora_training_client_async"], original)  # restored
+        (record,) = read_json(os.path.join(self.dir, "grpo_g8", "provenance.json"))["runs"]
+        self.assertEqual((record["lora_seed"], record["data_seed"], record["status"]), (3, 3, "finished"))
+        self.assertEqual(record["lora_clients"], [{"method": "create_lora_training_client_async", "base_model": "Qwen/Qwen3.5-2B", "rank": 32, "seed": 3}])
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["lora_seed"], 3)
+        # Without the driver, the recipe's call carries no seed: a random initialisation.
+        service = fakes.ServiceClient()
+        fakes.run_async(service.create_lora_training_client_async("Qwen/Qwen3.5-2B", rank=32, user_metadata={}))
+        self.assertEqual(service.lora_seeds, [None])
+
+    def test_resume_continues_from_the_cookbooks_last_checkpoint(self) -> None:
+        """Issue 13 item 3: a failed run resumes from checkpoints.jsonl; steps are the cookbook's batch indices."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward, fail_at=3)
+        fakes.install(recipe)
+        argv = self.args("grpo_g8", steps=5) + ["--save-every", "2"]
+        code, _, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 1, err)
+        self.assertIn("sampling failed at batch 3", err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2])
+        code, _, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2)  # an existing run is never silently reused
+        code, out, err = run_script(run_arm, argv + ["--resume"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        # The last checkpoint with a state_path is batch 2: batch 2 runs again, its first line is kept aside.
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2, 3, 4])
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8", "advantages.superseded.jsonl")], [2])
+        train = sys.modules["tinker_cookbook.rl.train"]
+        self.assertEqual([i for i, _ in train.trained], [0, 1, 2, 2, 3, 4])
+        first, second = fakes.ServiceClient.instances
+        self.assertEqual((first.lora_seeds, second.lora_seeds), ([0], []))  # resumed from state, not a new LoRA
+        summary = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual((summary["resumed_from_batch"], summary["steps_logged"], summary["final_sampler_path"]), (2, 5, "tinker://fake/sampler_weights/final"))
+        runs = read_json(os.path.join(self.dir, "grpo_g8", "provenance.json"))["runs"]
+        self.assertEqual([(r["status"], r["resumed_from_batch"], r["resumed_from_state"]) for r in runs], [("failed", None, None), ("finished", 2, "tinker://fake/weights/000002")])
+
+    def test_a_skipped_batch_keeps_the_cookbook_step_index(self) -> None:
+        fakes.install(fakes.FakeRecipe(self.questions, self.reward, skip=(1,)))
+        code, out, err = run_script(run_arm, self.args("grpo_g8", steps=3), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 2])
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["steps_logged"], 2)
+
+    def test_in_training_eval_is_off_unless_asked(self) -> None:
+        """Issue 13 item 7: the recipe's eval_every=20 would sample all 1319 test items at steps 0, 20, 40."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=3), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(recipe.seen_configs[0].eval_every, 0)
+        self.assertEqual(sys.modules["tinker_cookbook.rl.train"].evaluated_at, [])
+        self.assertEqual(fakes.CLIConfig().eval_every, 20)  # the recipe's own default
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=3) + ["--overwrite", "--eval-every", "2"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(sys.modules["tinker_cookbook.rl.train"].evaluated_at, [(0, 1319), (2, 1319)])
 
 
 class PreflightLogicTest(unittest.TestCase):
@@ -362,7 +451,7 @@ class PreflightEndToEndTest(unittest.TestCase):
         self.assertTrue(report["checks"]["reference_baseline_b"]["passed"])
 
     def test_without_the_cookbook_the_baseline_check_says_how_to_install(self) -> None:
-        code, _, err = run_script(preflight, self.argv())
+        code, _, err = run_subprocess("preflight.py", self.argv())
         self.assertEqual(code, 2)
         self.assertIn("pip install -r", err)
 
