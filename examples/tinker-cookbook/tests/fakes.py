@@ -210,12 +210,21 @@ def model_logprob(token: int, position: int, seed: int | None) -> float:
     return f32(-0.02 * ((token * 31 + position) % 50) - 0.001 - shift)
 
 
+_RESPONSES = {"n": 0}
+
+
 def default_responder(prompt_text: str, params: SamplingParams) -> str:
-    """A scripted model: answers the last question with the sum of its numbers, boxed, then ends the turn
-    and (with no stop sequence) runs on into a new turn, as a model without a stop would."""
+    """A scripted model: answers the last question with the sum of its numbers, boxed (every third call
+    without a box, every fifth without ending its turn, so rewards differ), then (with no stop sequence) runs
+    on into a new turn, as a model without a stop would."""
+    _RESPONSES["n"] += 1
+    n = _RESPONSES["n"]
     question = prompt_text.rsplit("<|im_start|>user\n", 1)[-1]
-    numbers = [int(n) for n in re.findall(r"\d+", question.split(QUESTION_SUFFIX)[0])]
-    return f"The numbers add up to \\boxed{{{sum(numbers)}}}.{STOP}\n<|im_start|>user\nAnd next?"
+    numbers = [int(x) for x in re.findall(r"\d+", question.split(QUESTION_SUFFIX)[0])]
+    answer = f"the answer is {sum(numbers)}" if n % 3 == 0 else f"\\boxed{{{sum(numbers)}}}"
+    work = " ".join(str(x) for x in numbers[: n % 4])
+    end = "" if n % 5 == 0 else STOP + "\n<|im_start|>user\nAnd next?"
+    return f"Adding {work}: {answer}.{end}"
 
 
 class SamplingClient:
@@ -898,6 +907,7 @@ def install(recipe: FakeRecipe | None = None) -> dict[str, types.ModuleType]:
     for cls in (ModelInput, TensorData, Datum, ForwardBackwardOutput, SamplingParams, SamplingClient, TrainingClient, ServiceClient):
         setattr(tinker, cls.__name__, cls)
     tinker.RESPONDER = default_responder
+    _RESPONSES["n"] = 0
     tinker.__version__ = "0.0.0-fake"
     ServiceClient.instances = []
     SamplingClient.calls = []

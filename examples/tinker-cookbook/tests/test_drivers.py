@@ -398,6 +398,10 @@ class PreflightLogicTest(unittest.TestCase):
 
 
 class PreflightEndToEndTest(unittest.TestCase):
+    """Issue 13 item 2: stock vs hooked datums from assemble_training_data, loss from forward(), the errors block."""
+
+    CHECKS = {"baseline_advantages", "baseline_loss", "baseline_gradient", "reference_baseline_b", "reference_advantages", "reference_self_weight", "reference_loss", "reference_gradient"}
+
     def setUp(self) -> None:
         self.command = support.rl_adv_command()
         if self.command is None:
@@ -411,48 +415,86 @@ class PreflightEndToEndTest(unittest.TestCase):
     def argv(self) -> list[str]:
         return ["--spec", support.SPEC_PATH, "--out", self.out, "--data-dir", support.GSM8K_DIR, "--rl-adv", " ".join(self.command)]
 
-    def install_cookbook(self) -> dict:
-        mods = fakes.install()
-        # rl/problem_env.ProblemGroupBuilder, rl/types, completers and tinker.ModelInput are what the baseline check builds.
-        return mods
+    def run_preflight(self, extra: list[str] | None = None) -> tuple[int, str]:
+        code, _, err = run_script(preflight, self.argv() + (extra or []), env={"TINKER_API_KEY": "x"})
+        return code, err
 
-    def test_all_checks_pass_on_the_fake_cookbook(self) -> None:
-        self.install_cookbook()
-        code, _, err = run_script(preflight, self.argv())
+    def test_all_checks_pass_through_the_cookbook_path(self) -> None:
+        mods = fakes.install()
+        code, err = self.run_preflight()
         self.assertEqual(code, 0, err)
         report = read_json(self.out)
         self.assertTrue(report["passed"])
-        self.assertEqual(
-            set(report["checks"]),
-            {"baseline_advantages", "baseline_loss", "baseline_gradient", "reference_baseline_b", "reference_advantages", "reference_self_weight", "reference_loss", "reference_gradient"},
-        )
-        # float64 centring then float32 vs the stock float32 centring: equal to float32 rounding.
-        self.assertLess(report["checks"]["baseline_advantages"]["max_abs_error"], 1e-7)
+        self.assertEqual(set(report["checks"]), self.CHECKS)
+        self.assertEqual(set(report["errors"]), self.CHECKS - {"reference_self_weight"})
+        self.assertEqual(set(report["errors"]["baseline_loss"]), {"max_abs_error", "reference_max_abs", "relative_l2_error", "cosine_similarity"})
+        # The GRPO arm's hook calls the stock function: the same float32 datums, so exactly 0 (the record's 0.0).
+        for name in ("baseline_advantages", "baseline_loss", "baseline_gradient"):
+            self.assertEqual(report["errors"][name]["max_abs_error"], 0.0, name)
+        self.assertGreater(report["errors"]["baseline_loss"]["reference_max_abs"], 0.0)
+        # float64 reference vs the float32 advantages in the datums: float32 rounding, well inside atol 1e-6.
+        self.assertLess(report["errors"]["reference_advantages"]["max_abs_error"], 1e-7)
         self.assertEqual(report["checks"]["reference_self_weight"]["max_self_weight"], 0.0)
+        # One never-updated client, seeded with the arm's seed; forward() once per datum set (2 baseline + 2 reference).
+        (service,) = fakes.ServiceClient.instances
+        self.assertEqual(service.lora_seeds, [0])
+        self.assertEqual(report["forward_client"], {"base_model": "Qwen/Qwen3.5-2B", "lora_rank": 32, "seed": 0, "updated": False})
+        # The fixed batch was sampled from the base model through the rollout and saved with its sha256.
+        batch = read_json(report["fixed_input"]["path"])
+        self.assertEqual([len(g["trajectories"]) for g in batch["grpo"]], [8] * 4)
+        self.assertEqual([len(g["trajectories"]) for g in batch["gs1"]], [1] * 32)
+        self.assertEqual([g["row"] for g in batch["gs1"]], list(range(7110, 7142)))
+        self.assertTrue(all(call.temperature == 1.0 and call.max_tokens == 512 for call in fakes.SamplingClient.calls))
+        self.assertIn("tinker-cookbook", err)  # the installed revision is printed
+        # Re-using the saved batch gives the same measurements.
+        first = report["errors"]
+        fakes.uninstall()
+        fakes.install()
+        code, err = self.run_preflight(["--batch", report["fixed_input"]["path"], "--out", os.path.join(self.dir, "again.json")])
+        self.assertEqual(code, 0, err)
+        again = read_json(os.path.join(self.dir, "again.json"))
+        self.assertEqual((again["errors"], again["fixed_input"]["sha256"]), (first, report["fixed_input"]["sha256"]))
+        self.assertEqual(fakes.SamplingClient.calls, [])  # nothing sampled
 
-    def test_a_wrong_stock_function_fails_the_baseline_check(self) -> None:
-        mods = self.install_cookbook()
-        torch = mods["torch"]
-        # A stock function centring on the batch mean instead of the group mean.
-        mods["tinker_cookbook.rl.data_processing"].compute_advantages = lambda groups: [
-            torch.tensor([r - sum(r2 for g2 in groups for r2 in g2.get_total_rewards()) / sum(len(g2.trajectories_G) for g2 in groups) for r in g.get_total_rewards()])
-            for g in groups
-        ]
-        code, _, err = run_script(preflight, self.argv())
+    def test_a_hook_that_changes_the_stock_advantages_fails_the_baseline(self) -> None:
+        from unittest import mock
+
+        from rl_adv_examples.advantages import AdvantageHook
+
+        fakes.install()
+        shifted = lambda self, groups: [t - (-1e-3) for t in self.stock_compute(groups)]  # noqa: E731
+        with mock.patch.object(AdvantageHook, "compute_advantages", shifted):
+            code, err = self.run_preflight()
         self.assertEqual(code, 1)
-        self.assertIn("baseline_advantages", err)
-        self.assertFalse(read_json(self.out)["passed"])
+        self.assertIn("baseline_loss", err)
+        report = read_json(self.out)
+        self.assertFalse(report["checks"]["baseline_advantages"]["passed"])
+        self.assertAlmostEqual(report["errors"]["baseline_advantages"]["max_abs_error"], 1e-3, delta=1e-6)
 
-    def test_skip_baseline_needs_no_cookbook(self) -> None:
-        code, _, err = run_script(preflight, self.argv() + ["--skip-baseline"])
+    def test_a_kernel_fit_on_another_corpus_fails_the_reference(self) -> None:
+        fakes.install()
+        corpus = os.path.join(self.dir, "corpus.jsonl")
+        with open(corpus, "w") as handle:
+            for q in ("How many apples?", "What is the total cost?", "How long does it take?"):
+                handle.write(json.dumps({"question": q, "answer": "#### 1"}) + "\n")
+        code, err = self.run_preflight(["--corpus", corpus])
+        self.assertEqual(code, 1, err)
+        report = read_json(self.out)
+        self.assertFalse(report["checks"]["reference_baseline_b"]["passed"])
+        self.assertTrue(report["checks"]["baseline_loss"]["passed"])
+
+    def test_offline_needs_no_cookbook(self) -> None:
+        code, _, err = run_script(preflight, self.argv() + ["--offline"])
         self.assertEqual(code, 0, err)
         report = read_json(self.out)
+        self.assertEqual(report["mode"], "offline")
         self.assertNotIn("baseline_advantages", report["checks"])
         self.assertTrue(report["checks"]["reference_baseline_b"]["passed"])
+        self.assertIn("reference_baseline_b", report["errors"])
 
-    def test_without_the_cookbook_the_baseline_check_says_how_to_install(self) -> None:
-        code, _, err = run_subprocess("preflight.py", self.argv())
-        self.assertEqual(code, 2)
+    def test_without_the_cookbook_the_preflight_says_how_to_install(self) -> None:
+        code, _, err = run_subprocess("preflight.py", self.argv(), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2, err)
         self.assertIn("pip install -r", err)
 
 
