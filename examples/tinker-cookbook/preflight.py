@@ -70,10 +70,6 @@ def default_fixed_batch(train_questions: Sequence[str], seed: int = 0) -> dict[s
     return {"grpo": [group(r, 8) for r in range(7100, 7104)], "gs1": [group(r, 1) for r in range(7110, 7142)]}
 
 
-def _is_finite(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 # ---------------------------------------------------------------------------------------------------
 # The float64 reference of the spec's kernel
 

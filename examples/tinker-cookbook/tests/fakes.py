@@ -769,7 +769,7 @@ def _build_train_module() -> types.ModuleType:
                 continue  # "all groups failed or filtered, skipping batch"
             await train.do_train_step_and_get_sampling_client(config, i_batch, training_client, mgr, None, tokenizer, [b for b, _ in ok], [g for _, g in ok])
         if start_batch < end_batch:
-            await mgr.save("final", {"batch": end_batch, "final": True})
+            await mgr.save("final", {"batch": end_batch})
 
     train.print_group = print_group
     train.prepare_minibatch = prepare_minibatch
@@ -873,6 +873,9 @@ class FakeRecipe:
 
     async def cli_main(self, cli_config: CLIConfig) -> None:
         self.seen_configs.append(cli_config)
+        if cli_config.renderer_name is None and cli_config.load_checkpoint_path is None:
+            # resolve_renderer_name_from_checkpoint_or_default -> model_info: Qwen3.5-2B is not in it at 9dfcc3a2.
+            raise KeyError(cli_config.model_name.split("/")[-1])
         recipe = self
 
         async def dataset_builder():

@@ -78,8 +78,8 @@ class CalibrationSelectionTest(unittest.TestCase):
     def test_on_gsm8k_the_tasks_are_held_out_from_60_steps_of_training(self) -> None:
         try:
             import numpy  # noqa: F401
-        except ImportError:
-            self.skipTest("numpy is not installed (the cookbook's environment has it)")
+        except ImportError as error:
+            self.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
         items = load_gsm8k(support.GSM8K_DIR, "train")
         order = sample_calibration.shuffled_order(len(items), 0)
         chosen = sample_calibration.calibration_tasks(items, order, 64)
@@ -147,6 +147,7 @@ class RunArmTest(unittest.TestCase):
         code, _, err = run_subprocess("run_arm.py", self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
         self.assertEqual(code, 2, err)
         self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
+        self.assertNotIn("torch", sys.modules)
 
     def test_missing_api_key_and_unknown_arm(self) -> None:
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": ""})
@@ -312,6 +313,12 @@ class RunArmTest(unittest.TestCase):
         self.assertEqual((summary["resumed_from_batch"], summary["steps_logged"], summary["final_sampler_path"]), (2, 5, "tinker://fake/sampler_weights/final"))
         runs = read_json(os.path.join(self.dir, "grpo_g8", "provenance.json"))["runs"]
         self.assertEqual([(r["status"], r["resumed_from_batch"], r["resumed_from_state"]) for r in runs], [("failed", None, None), ("finished", 2, "tinker://fake/weights/000002")])
+        # Resuming a finished arm (what the study does on a re-run) trains nothing and keeps the log.
+        code, out, err = run_script(run_arm, argv + ["--resume"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2, 3, 4])
+        self.assertEqual(len(train.trained), 6)
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["resumed_from_batch"], 5)
 
     def test_a_skipped_batch_keeps_the_cookbook_step_index(self) -> None:
         fakes.install(fakes.FakeRecipe(self.questions, self.reward, skip=(1,)))
@@ -319,6 +326,17 @@ class RunArmTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 2])
         self.assertEqual(json.loads(out.strip().splitlines()[-1])["steps_logged"], 2)
+
+    def test_the_renderer_is_passed_explicitly(self) -> None:
+        """Issue 13 item 4: Qwen3.5-2B is not in model_info at 9dfcc3a2, so the spec's bare command fails."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        self.assertNotIn("renderer", read_json(support.SPEC_PATH))  # the spec names none
+        with self.assertRaisesRegex(KeyError, "Qwen3.5-2B"):
+            fakes.run_async(recipe.cli_main(fakes.CLIConfig(model_name="Qwen/Qwen3.5-2B", env="gsm8k", log_path=os.path.join(self.dir, "bare"))))
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=1), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(recipe.seen_configs[-1].renderer_name, "qwen3_5_disable_thinking")
 
     def test_in_training_eval_is_off_unless_asked(self) -> None:
         """Issue 13 item 7: the recipe's eval_every=20 would sample all 1319 test items at steps 0, 20, 40."""
