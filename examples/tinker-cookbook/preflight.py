@@ -33,7 +33,6 @@ import json
 import math
 import os
 import random
-import re
 import sys
 from typing import Any, Sequence
 
@@ -43,12 +42,12 @@ from rl_adv_examples import fixed_batch as fb  # noqa: E402
 from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
 from rl_adv_examples.common import DriverError, load_spec, main_wrapper, require_modules, require_tinker_api_key  # noqa: E402
 from rl_adv_examples.provenance import check_cookbook_revision  # noqa: E402
+from rl_adv_examples.kernel_reference import kernel_reference, kernel_reference_pure, temperature_of, tfidf_vectors_pure  # noqa: E402,F401
 from rl_adv_examples.grading import GradingError, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
 from rl_adv_examples.serve_client import RlAdvServe, RlAdvServeError  # noqa: E402
 
 PROG = "preflight.py"
 REWARD_VALUES = (-0.1, 0.0, 0.9, 1.0)
-_TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 # ---------------------------------------------------------------------------------------------------
 # The fixed batch
@@ -68,82 +67,6 @@ def default_fixed_batch(train_questions: Sequence[str], seed: int = 0) -> dict[s
         }
 
     return {"grpo": [group(r, 8) for r in range(7100, 7104)], "gs1": [group(r, 1) for r in range(7110, 7142)]}
-
-
-# ---------------------------------------------------------------------------------------------------
-# The float64 reference of the spec's kernel
-
-
-def tfidf_vectors_pure(corpus: Sequence[str], docs: Sequence[str]) -> list[dict[str, float]]:
-    """scikit-learn ``TfidfVectorizer()`` defaults in pure Python: lowercase, ``(?u)\\b\\w\\w+\\b`` tokens,
-    smooth idf ``ln((1 + n) / (1 + df)) + 1``, raw tf, L2-normalised rows (METHOD section 3)."""
-    df: dict[str, int] = {}
-    for doc in corpus:
-        for term in set(_TOKEN_RE.findall(doc.lower())):
-            df[term] = df.get(term, 0) + 1
-    n = len(corpus)
-    idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()}
-    out = []
-    for doc in docs:
-        counts: dict[str, int] = {}
-        for term in _TOKEN_RE.findall(doc.lower()):
-            if term in idf:
-                counts[term] = counts.get(term, 0) + 1
-        vec = {t: c * idf[t] for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values()))
-        out.append({t: v / norm for t, v in vec.items()} if norm > 0 else {})
-    return out
-
-
-def kernel_reference_pure(corpus: Sequence[str], prompts: Sequence[str], rewards: Sequence[float], temperature: float) -> list[float]:
-    """The spec's ``gs1_adv`` baselines b in pure-Python float64: ``W = exp(S / T)``, ``w_ii = 0``."""
-    vecs = tfidf_vectors_pure(corpus, prompts)
-    n = len(prompts)
-    b = []
-    for i in range(n):
-        num = den = 0.0
-        for j in range(n):
-            if j == i:
-                continue
-            a, c = vecs[i], vecs[j]
-            if len(a) > len(c):
-                a, c = c, a
-            s = sum(v * c.get(t, 0.0) for t, v in a.items())
-            w = math.exp(s / temperature)
-            num += w * rewards[j]
-            den += w
-        b.append(num / den)
-    return b
-
-
-def kernel_reference(corpus: Sequence[str], prompts: Sequence[str], rewards: Sequence[float], temperature: float) -> tuple[list[float], str]:
-    """The reference baselines and what computed them (scikit-learn + numpy when importable)."""
-    try:
-        import numpy as np
-        from sklearn.feature_extraction.text import TfidfVectorizer
-    except ImportError:
-        return kernel_reference_pure(corpus, prompts, rewards, temperature), "pure-Python float64 (scikit-learn/numpy not importable)"
-    vec = TfidfVectorizer().fit(list(corpus))
-    x = vec.transform(list(prompts))
-    s = (x @ x.T).toarray().astype(np.float64)
-    w = np.exp(s / temperature)
-    np.fill_diagonal(w, 0.0)
-    r = np.asarray(rewards, dtype=np.float64)
-    b = (w @ r) / w.sum(1)
-    return [float(v) for v in b], "scikit-learn TfidfVectorizer + numpy float64"
-
-
-def temperature_of(estimator: str) -> float:
-    match = re.fullmatch(r"tfidf_kernel_loo_T(.+)", estimator)
-    if not match:
-        raise DriverError(f"the reference check covers tfidf_kernel_loo_T<T> estimators, got {estimator!r}")
-    try:
-        t = float(match.group(1))
-    except ValueError:
-        raise DriverError(f"cannot read the temperature of {estimator!r}") from None
-    if not (t > 0 and math.isfinite(t)):
-        raise DriverError(f"the temperature of {estimator!r} must be positive")
-    return t
 
 
 # ---------------------------------------------------------------------------------------------------
