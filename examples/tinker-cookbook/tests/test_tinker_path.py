@@ -16,7 +16,8 @@ from tests import fakes, support
 from rl_adv_examples.advantages import QuestionRecoveryError, QuestionResolver
 from rl_adv_examples.common import COOKBOOK_PIN, COOKBOOK_RECORD_REV, DriverError, load_spec
 from rl_adv_examples.grading import load_gsm8k
-from rl_adv_examples.provenance import check_cookbook_revision, expected_cookbook_revision, installed_cookbook_revision
+from rl_adv_examples.advantages import prepare_resumed_log
+from rl_adv_examples.provenance import LoraSeed, append_provenance, check_cookbook_revision, expected_cookbook_revision, installed_cookbook_revision
 
 import eval_gsm8k
 import sample_calibration
@@ -70,6 +71,51 @@ class CookbookPinTest(unittest.TestCase):
                 check_cookbook_revision("t", None, {"version": "0.1", "commit": COOKBOOK_RECORD_REV, "source": "git"})
             with mock.patch("sys.stderr"):
                 self.assertFalse(check_cookbook_revision("t", None, {"version": None, "commit": None, "source": "x"})["verified"])
+
+
+class LoraSeedAndResumeLogTest(unittest.TestCase):
+    def test_lora_seed_fills_a_missing_seed_in_any_call_form_and_refuses_another(self) -> None:
+        service = fakes.ServiceClient()
+        with LoraSeed(fakes.ServiceClient, 7) as seeder:
+            fakes.run_async(service.create_lora_training_client_async("m", rank=8, user_metadata={}))
+            fakes.run_async(service.create_lora_training_client_async("m", 8, None))
+            service.create_lora_training_client("m", rank=8)
+            fakes.run_async(service.create_lora_training_client_async("m", seed=7))
+            with self.assertRaisesRegex(DriverError, "seed 3, but the arm's seed is 7"):
+                fakes.run_async(service.create_lora_training_client_async("m", seed=3))
+        self.assertEqual(service.lora_seeds, [7, 7, 7, 7])
+        self.assertEqual([c["seed"] for c in seeder.calls], [7, 7, 7, 7])
+        fakes.run_async(service.create_lora_training_client_async("m"))
+        self.assertEqual(service.lora_seeds[-1], None)  # uninstalled
+
+    def test_resumed_log_keeps_earlier_batches_and_moves_the_rest(self) -> None:
+        d = tempfile.mkdtemp(prefix="resume-")
+        log = os.path.join(d, "advantages.jsonl")
+        with open(log, "w") as handle:
+            for step in (0, 1, 2, 3):
+                handle.write(json.dumps({"step": step}) + "\n")
+        self.assertEqual(prepare_resumed_log(log, 2), 2)
+        self.assertEqual(prepare_resumed_log(log, 2), 0)  # idempotent
+        with open(log) as handle:
+            self.assertEqual([json.loads(l)["step"] for l in handle], [0, 1])
+        with open(os.path.join(d, "advantages.superseded.jsonl")) as handle:
+            self.assertEqual([json.loads(l)["step"] for l in handle], [2, 3])
+        with open(log, "a") as handle:
+            handle.write("not json\n")
+        with self.assertRaisesRegex(ValueError, "line 3 is not an advantages.jsonl line"):
+            prepare_resumed_log(log, 0)
+        self.assertEqual(prepare_resumed_log(os.path.join(d, "absent.jsonl"), 0), 0)
+
+    def test_provenance_appends_runs_and_refuses_a_foreign_file(self) -> None:
+        d = tempfile.mkdtemp(prefix="prov-")
+        append_provenance(d, {"arm": "a", "status": "failed"})
+        path = append_provenance(d, {"arm": "a", "status": "finished"})
+        with open(path) as handle:
+            self.assertEqual([r["status"] for r in json.load(handle)["runs"]], ["failed", "finished"])
+        with open(path, "w") as handle:
+            handle.write("[1, 2]")
+        with self.assertRaisesRegex(DriverError, "not a provenance file"):
+            append_provenance(d, {"arm": "a"})
 
 
 class SamplingTest(unittest.TestCase):
