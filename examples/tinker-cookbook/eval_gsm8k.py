@@ -3,8 +3,9 @@ r"""Greedy GSM8K test evaluation of one sampler checkpoint, graded per METHOD se
 
 Prompt: the cookbook's ``MathEnv.standard_fewshot_prefix()`` then the user turn
 question + " Write your answer in \boxed{} format.", rendered by the spec's renderer
-(qwen3_5_disable_thinking); decoding temperature 0, max_tokens 512, the renderer's stop sequences
-(``--stop none`` for none, as the record's evaluator listed ``stop: []``).
+(qwen3_5_disable_thinking); decoding temperature 0, max_tokens 512 and, by default, no stop sequence
+(``stop: []``, the record's evaluator, so generation ends at end-of-sequence or max_tokens; ``--stop renderer``
+stops at the renderer's end of turn instead). ``rl-adv study --backend tinker`` uses the default.
 The response text is the renderer's parsed message; grading is ``numeric_exact`` from
 ``rl_adv_examples.grading`` (the last ``\boxed{}`` equals the reference as an exact rational).
 
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR)")
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
-    p.add_argument("--stop", choices=("renderer", "none"), default="renderer", help="stop at the renderer's end-of-turn (default) or only at max_tokens/EOS (the record's evaluator listed stop: [])")
+    p.add_argument("--stop", choices=("none", "renderer"), default="none", help="none (default, the record's evaluator: stop: [], generation ends at EOS or max_tokens) or the renderer's end-of-turn stop sequences")
     p.add_argument("--concurrency", type=int, default=64, help="requests in flight")
     p.add_argument("--base-url", default=os.environ.get("TINKER_BASE_URL"))
     return p
@@ -101,10 +102,11 @@ async def generate(args: argparse.Namespace, spec: Any, items: Sequence[Gsm8kIte
     )
     renderer = renderers.get_renderer(args.renderer or spec.renderer, tokenizer=tokenizer_utils.get_tokenizer(spec.base_model))
     service = tinker.ServiceClient(base_url=args.base_url)
+    # The async constructor: the sync one logs a @sync_only warning with a stack trace inside an event loop.
     if args.checkpoint == "base":
-        client = service.create_sampling_client(base_model=spec.base_model)
+        client = await service.create_sampling_client_async(base_model=spec.base_model)
     else:
-        client = service.create_sampling_client(model_path=args.checkpoint)
+        client = await service.create_sampling_client_async(model_path=args.checkpoint)
     prefix = math_env.MathEnv.standard_fewshot_prefix()
     suffix = math_env.MathEnv.question_suffix()
     stop = renderer.get_stop_sequences() if args.stop == "renderer" else []

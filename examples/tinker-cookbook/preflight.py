@@ -1,49 +1,53 @@
 #!/usr/bin/env python3
 """Correctness preflight (METHOD section 8.1, the spec's ``correctness_preflight``) on a fixed batch.
 
-1. Baseline path: the replaced advantage path of ``run_arm.py`` (questions and total rewards sent to
-   ``rl-adv serve``, per-group tensors back) run with ``group_mean`` reproduces the stock
-   ``tinker_cookbook.rl.data_processing.compute_advantages`` on cookbook ``TrajectoryGroup`` objects.
-2. Reference path: the kernel arm's estimator through ``rl-adv serve`` matches a float64 reference of the
-   spec's code (``TfidfVectorizer().fit(train_questions)``, ``W = exp(S / T)``, ``w_ii = 0``,
-   ``b = W r / W.sum(1)``): scikit-learn and numpy when importable, else a pure-Python float64 version
-   of the same definitions (METHOD section 3).
+The fixed batch: GSM8K train rows 7100-7103 with 8 rollouts each (the GRPO shape) and rows 7110-7141 with one
+rollout each (the GS1 shape), sampled once from the starting policy (the base model, or ``--checkpoint``)
+through the cookbook's own rollout and saved next to ``--out`` as ``preflight_fixed_batch.json`` (its sha256 is
+in the report); ``--batch FILE`` re-uses a saved one. On it, with datums from the cookbook's
+``assemble_training_data`` via ``rl.train.prepare_minibatch`` and log-probabilities from ``forward()`` on a
+fresh LoRA client (the arm's seed, never updated):
 
-Loss and gradient: the importance-sampling loss on the fixed batch at the sampling policy (ratio 1) is
-``L = -sum_i n_i A_i`` (n_i action tokens of rollout i) and its gradient with respect to each action
-token's log-probability is ``-A_i``, so the spec's loss and gradient tolerances are checked on these
-float64 quantities; a server-side ``forward()`` adds nothing to a check of the advantage path.
+1. Baseline path: the GRPO arm's hooked path (the hook ``run_arm.py`` installs for ``group_mean``) against
+   the stock path (no hook): advantages in the datums, importance-sampling loss and per-token gradient.
+2. Reference path: the GS1 arm's hooked path (questions and rewards through ``rl-adv serve``) against the
+   float64 reference of the spec's code (``TfidfVectorizer().fit(train_questions)``, ``W = exp(S / T)``,
+   ``w_ii = 0``, ``b = W r / W.sum(1)``; scikit-learn and numpy when importable, else pure Python, METHOD
+   section 3) put in datums by the same ``assemble_training_data``; plus b itself and the self-weight.
 
-The fixed batch (default): GSM8K train rows 7100-7103 with 8 rollouts each (the GRPO shape) and rows
-7110-7141 with one rollout each (the GS1 shape), rewards in {-0.1, 0, 0.9, 1} and action-token counts
-drawn from ``random.Random(0)``; ``--batch FILE`` gives another (e.g. one sampled from the starting policy).
+Loss and gradient are float64 from ``forward()``'s log-probabilities: ``L = -sum_t exp(lp_t - lp_old_t) A_t``
+and ``dL/dlp_t = -exp(lp_t - lp_old_t) A_t`` (rl_adv_examples/fixed_batch.py). Tolerances are the spec's.
 
-Writes a JSON report (``--out``) with every check's measured errors and tolerance.
+Writes a JSON report (``--out``): ``checks`` (each with its tolerance and pass), the spec's ``errors`` block
+(max abs error, reference max abs, relative L2 error, cosine per quantity), the installed tinker-cookbook
+revision and the fixed input's sha256. ``--offline`` runs only the reference b/advantage checks through
+``rl-adv serve`` on a synthetic batch (no Tinker; not the spec's preflight).
 Exit codes: 0 every check passed; 1 a check failed; 2 bad input or a missing prerequisite.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
 import os
 import random
-import re
 import sys
-from functools import partial
 from typing import Any, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_adv_examples.advantages import AdvantageHook, QuestionResolver  # noqa: E402
-from rl_adv_examples.common import DriverError, load_spec, main_wrapper, require_modules  # noqa: E402
+from rl_adv_examples import fixed_batch as fb  # noqa: E402
+from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
+from rl_adv_examples.common import DriverError, load_spec, main_wrapper, require_modules, require_tinker_api_key  # noqa: E402
+from rl_adv_examples.provenance import check_cookbook_revision  # noqa: E402
+from rl_adv_examples.kernel_reference import kernel_reference, kernel_reference_pure, temperature_of, tfidf_vectors_pure  # noqa: E402,F401
 from rl_adv_examples.grading import GradingError, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
 from rl_adv_examples.serve_client import RlAdvServe, RlAdvServeError  # noqa: E402
 
 PROG = "preflight.py"
 REWARD_VALUES = (-0.1, 0.0, 0.9, 1.0)
-_TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 # ---------------------------------------------------------------------------------------------------
 # The fixed batch
@@ -63,110 +67,6 @@ def default_fixed_batch(train_questions: Sequence[str], seed: int = 0) -> dict[s
         }
 
     return {"grpo": [group(r, 8) for r in range(7100, 7104)], "gs1": [group(r, 1) for r in range(7110, 7142)]}
-
-
-def read_fixed_batch(path: str) -> dict[str, list[dict[str, Any]]]:
-    """``{"grpo": [groups], "gs1": [groups]}``, a group ``{"question", "rewards": [...], "tokens"?: [...]}``."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            batch = json.load(handle)
-    except (OSError, json.JSONDecodeError) as error:
-        raise DriverError(f"cannot read --batch {path}: {error}") from None
-    for part in ("grpo", "gs1"):
-        groups = batch.get(part) if isinstance(batch, dict) else None
-        if not isinstance(groups, list) or not groups:
-            raise DriverError(f"--batch {path}: {part} must be a non-empty list of groups")
-        for g, group in enumerate(groups):
-            where = f"--batch {path}: {part}[{g}]"
-            if not isinstance(group, dict) or not isinstance(group.get("question"), str):
-                raise DriverError(f"{where}.question must be a string")
-            rewards = group.get("rewards")
-            if not isinstance(rewards, list) or not rewards or not all(_is_finite(r) for r in rewards):
-                raise DriverError(f"{where}.rewards must be a non-empty list of finite numbers")
-            tokens = group.setdefault("tokens", [1] * len(rewards))
-            if not isinstance(tokens, list) or len(tokens) != len(rewards) or not all(isinstance(t, int) and t >= 0 for t in tokens):
-                raise DriverError(f"{where}.tokens must list one non-negative integer per reward")
-    return batch
-
-
-def _is_finite(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-# ---------------------------------------------------------------------------------------------------
-# The float64 reference of the spec's kernel
-
-
-def tfidf_vectors_pure(corpus: Sequence[str], docs: Sequence[str]) -> list[dict[str, float]]:
-    """scikit-learn ``TfidfVectorizer()`` defaults in pure Python: lowercase, ``(?u)\\b\\w\\w+\\b`` tokens,
-    smooth idf ``ln((1 + n) / (1 + df)) + 1``, raw tf, L2-normalised rows (METHOD section 3)."""
-    df: dict[str, int] = {}
-    for doc in corpus:
-        for term in set(_TOKEN_RE.findall(doc.lower())):
-            df[term] = df.get(term, 0) + 1
-    n = len(corpus)
-    idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()}
-    out = []
-    for doc in docs:
-        counts: dict[str, int] = {}
-        for term in _TOKEN_RE.findall(doc.lower()):
-            if term in idf:
-                counts[term] = counts.get(term, 0) + 1
-        vec = {t: c * idf[t] for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values()))
-        out.append({t: v / norm for t, v in vec.items()} if norm > 0 else {})
-    return out
-
-
-def kernel_reference_pure(corpus: Sequence[str], prompts: Sequence[str], rewards: Sequence[float], temperature: float) -> list[float]:
-    """The spec's ``gs1_adv`` baselines b in pure-Python float64: ``W = exp(S / T)``, ``w_ii = 0``."""
-    vecs = tfidf_vectors_pure(corpus, prompts)
-    n = len(prompts)
-    b = []
-    for i in range(n):
-        num = den = 0.0
-        for j in range(n):
-            if j == i:
-                continue
-            a, c = vecs[i], vecs[j]
-            if len(a) > len(c):
-                a, c = c, a
-            s = sum(v * c.get(t, 0.0) for t, v in a.items())
-            w = math.exp(s / temperature)
-            num += w * rewards[j]
-            den += w
-        b.append(num / den)
-    return b
-
-
-def kernel_reference(corpus: Sequence[str], prompts: Sequence[str], rewards: Sequence[float], temperature: float) -> tuple[list[float], str]:
-    """The reference baselines and what computed them (scikit-learn + numpy when importable)."""
-    try:
-        import numpy as np
-        from sklearn.feature_extraction.text import TfidfVectorizer
-    except ImportError:
-        return kernel_reference_pure(corpus, prompts, rewards, temperature), "pure-Python float64 (scikit-learn/numpy not importable)"
-    vec = TfidfVectorizer().fit(list(corpus))
-    x = vec.transform(list(prompts))
-    s = (x @ x.T).toarray().astype(np.float64)
-    w = np.exp(s / temperature)
-    np.fill_diagonal(w, 0.0)
-    r = np.asarray(rewards, dtype=np.float64)
-    b = (w @ r) / w.sum(1)
-    return [float(v) for v in b], "scikit-learn TfidfVectorizer + numpy float64"
-
-
-def temperature_of(estimator: str) -> float:
-    match = re.fullmatch(r"tfidf_kernel_loo_T(.+)", estimator)
-    if not match:
-        raise DriverError(f"the reference check covers tfidf_kernel_loo_T<T> estimators, got {estimator!r}")
-    try:
-        t = float(match.group(1))
-    except ValueError:
-        raise DriverError(f"cannot read the temperature of {estimator!r}") from None
-    if not (t > 0 and math.isfinite(t)):
-        raise DriverError(f"the temperature of {estimator!r} must be positive")
-    return t
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -235,41 +135,6 @@ def loss_and_gradient_checks(prefix: str, measured: Sequence[float], reference: 
 # The two paths
 
 
-def baseline_check(groups_spec: list[dict[str, Any]], serve: RlAdvServe, tol: dict[str, dict[str, float]]) -> dict[str, Any]:
-    """Stock ``compute_advantages`` vs the replaced path with ``group_mean``, on cookbook types."""
-    torch, tinker, types, completers, data_processing, problem_env = require_modules(
-        "torch", "tinker", "tinker_cookbook.rl.types", "tinker_cookbook.completers", "tinker_cookbook.rl.data_processing", "tinker_cookbook.rl.problem_env"
-    )
-    groups = []
-    builders = []
-    for g in groups_spec:
-        trajectories = []
-        for r, n in zip(g["rewards"], g["tokens"]):
-            transition = types.Transition(
-                ob=tinker.ModelInput.from_ints([1, 2, 3]),
-                ac=completers.TokensWithLogprobs(tokens=[7] * n, maybe_logprobs=[-1.0] * n),
-                reward=float(r),
-                episode_done=True,
-            )
-            trajectories.append(types.Trajectory(transitions=[transition], final_ob=tinker.ModelInput.empty()))
-        groups.append(types.TrajectoryGroup(trajectories_G=trajectories, final_rewards_G=[0.0] * len(trajectories), metrics_G=[{} for _ in trajectories]))
-        # The question rides on the builder exactly as in the cookbook's Gsm8kDataset (the env is never built here).
-        builders.append(problem_env.ProblemGroupBuilder(env_thunk=partial(_never_built, g["question"]), num_envs=len(trajectories)))
-    stock = [float(a) for t in data_processing.compute_advantages(groups) for a in t.tolist()]
-    hook = AdvantageHook("preflight_group_mean", "group_mean", os.devnull, data_processing.compute_advantages, serve=serve, resolver=QuestionResolver(), torch_module=torch, force_served=True)
-    result = hook.compute_served(builders, groups, tokenizer=None)
-    replaced = [float(a) for t in hook._tensors(result.advantages, result.offsets, groups) for a in t.tolist()]
-    tokens = [n for g in groups_spec for n in g["tokens"]]
-    lt = tol["baseline_loss"]
-    checks = {"baseline_advantages": compare(replaced, stock, lt["atol"], lt["rtol"])}
-    checks.update(loss_and_gradient_checks("baseline", replaced, stock, tokens, tol))
-    return checks
-
-
-def _never_built(question: str) -> None:
-    raise AssertionError(f"the preflight never builds an env ({question[:30]!r})")
-
-
 def reference_check(groups_spec: list[dict[str, Any]], estimator: str, corpus: Sequence[str], serve: RlAdvServe, tol: dict[str, dict[str, float]]) -> tuple[dict[str, Any], str]:
     """The kernel through ``rl-adv serve`` vs the float64 reference of the spec's code."""
     prompts = [g["question"] for g in groups_spec for _ in g["rewards"]]
@@ -289,17 +154,147 @@ def reference_check(groups_spec: list[dict[str, Any]], estimator: str, corpus: S
 
 
 # ---------------------------------------------------------------------------------------------------
+# The spec's preflight: stock vs hooked datums, forward() on a never-updated client
+
+_COOKBOOK_MODULES = {
+    "tinker": "tinker",
+    "torch": "torch",
+    "renderers": "tinker_cookbook.renderers",
+    "tokenizer_utils": "tinker_cookbook.tokenizer_utils",
+    "math_env": "tinker_cookbook.recipes.math_rl.math_env",
+    "problem_env": "tinker_cookbook.rl.problem_env",
+    "rollouts": "tinker_cookbook.rl.rollouts",
+    "completers": "tinker_cookbook.completers",
+    "types": "tinker_cookbook.rl.types",
+    "data_processing": "tinker_cookbook.rl.data_processing",
+    "train": "tinker_cookbook.rl.train",
+}
+
+
+class ForwardPath:
+    """Datums through ``rl.train.prepare_minibatch`` (stock, or with an arm's hook installed) and their
+    float64 importance-sampling loss and gradient from ``forward()`` on one never-updated client."""
+
+    def __init__(self, mods: dict[str, Any], client: Any, tokenizer: Any):
+        self.mods, self.client, self.tokenizer = mods, client, tokenizer
+
+    async def datums(self, builders: list[Any], groups: list[Any], hook: Any = None) -> list[Any]:
+        train, dp = self.mods["train"], self.mods["data_processing"]
+        if hook is not None:
+            hook.install(train, dp)
+        try:
+            data, _metrics = await train.prepare_minibatch(builders, groups, self.tokenizer, None, 0.0, 0.0)
+        finally:
+            if hook is not None:
+                hook.uninstall()
+        return list(data)
+
+    async def loss(self, data: list[Any]) -> tuple[float, list[float]]:
+        tinker = self.mods["tinker"]
+        future = await self.client.forward_async([fb.without_mask(tinker, d) for d in data], "importance_sampling")
+        out = await future.result_async()
+        return fb.is_loss_and_gradient(data, [o["logprobs"].tolist() for o in out.loss_fn_outputs])
+
+
+def errors_block(checks: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """The spec's ``errors``: max abs error, reference max abs, relative L2 error and cosine per quantity."""
+    keys = ("max_abs_error", "reference_max_abs", "relative_l2_error", "cosine_similarity")
+    return {name: {k: c[k] for k in keys} for name, c in checks.items() if all(k in c for k in keys)}
+
+
+def pair_checks(prefix: str, measured: tuple[float, list[float]], reference: tuple[float, list[float]], tol: dict[str, dict[str, float]]) -> dict[str, Any]:
+    lt, gt = tol[f"{prefix}_loss"], tol[f"{prefix}_gradient"]
+    return {
+        f"{prefix}_loss": compare([measured[0]], [reference[0]], lt["atol"], lt["rtol"]),
+        f"{prefix}_gradient": compare(measured[1], reference[1], gt["atol"], gt["rtol"], gt.get("min_cosine")),
+    }
+
+
+async def spec_preflight(args: argparse.Namespace, spec: Any, tol: dict[str, dict[str, float]], items: Sequence[Any], serve: RlAdvServe, report: dict[str, Any]) -> dict[str, Any]:
+    names = list(_COOKBOOK_MODULES)
+    mods = dict(zip(names, require_modules(*(_COOKBOOK_MODULES[n] for n in names))))
+    tinker, torch = mods["tinker"], mods["torch"]
+    grpo = next((a for a in spec.arms if a.advantage == "group_mean"), None)
+    if grpo is None:
+        raise DriverError("the spec has no arm with advantage group_mean (the stock GRPO baseline)")
+    gs1 = spec.kernel_arm()
+    tokenizer = mods["tokenizer_utils"].get_tokenizer(spec.base_model)
+    renderer = mods["renderers"].get_renderer(args.renderer or spec.renderer, tokenizer=tokenizer)
+    service = tinker.ServiceClient(base_url=args.base_url)
+    if args.batch:
+        try:
+            batch = fb.read_sampled_batch(args.batch)
+        except (OSError, ValueError) as error:
+            raise DriverError(f"--batch {args.batch}: {error}") from None
+        batch_path = os.path.abspath(args.batch)
+        sha = fb.batch_sha256(batch_path)
+    else:
+        if args.checkpoint:
+            sampler = await service.create_sampling_client_async(model_path=args.checkpoint)
+        else:
+            sampler = await service.create_sampling_client_async(base_model=spec.base_model)
+        batch = await fb.sample_fixed_batch(items, sampler, renderer, mods, max_tokens=spec.max_tokens)
+        batch_path = os.path.join(os.path.dirname(os.path.abspath(args.out)), "preflight_fixed_batch.json")
+        os.makedirs(os.path.dirname(batch_path), exist_ok=True)
+        sha = fb.write_sampled_batch(batch_path, batch)
+    report["fixed_input"] = {
+        "path": batch_path,
+        "sha256": sha,
+        "description": f"{len(batch['grpo'])} tasks x G=8 (train rows {[g.get('row') for g in batch['grpo']]}) and {len(batch['gs1'])} tasks x G=1, "
+        "sampled from the starting policy; datums from the cookbook's assemble_training_data; loss from forward() on a never-updated LoRA client",
+    }
+    client = await service.create_lora_training_client_async(spec.base_model, rank=spec.lora_rank, seed=grpo.seed)
+    path = ForwardPath(mods, client, tokenizer)
+    train_questions = [item.question for item in items]
+    checks: dict[str, Any] = {}
+
+    builders, groups = fb.groups_from_batch(batch["grpo"], mods, renderer)
+    stock = await path.datums(builders, groups)
+    hook = make_hook_for_arm(grpo.name, "group_mean", os.devnull, mods["data_processing"].compute_advantages, None, [], torch_module=torch)
+    hooked = await path.datums(builders, groups, hook)
+    lt = tol["baseline_loss"]
+    checks["baseline_advantages"] = compare(fb.datum_advantages(hooked), fb.datum_advantages(stock), lt["atol"], lt["rtol"])
+    checks.update(pair_checks("baseline", await path.loss(hooked), await path.loss(stock), tol))
+
+    builders, groups = fb.groups_from_batch(batch["gs1"], mods, renderer)
+    hook = make_hook_for_arm(gs1.name, gs1.advantage, os.devnull, mods["data_processing"].compute_advantages, serve, train_questions, torch_module=torch)
+    hooked = await path.datums(builders, groups, hook)
+    prompts = [g["question"] for g in batch["gs1"] for _ in g["trajectories"]]
+    rewards = [float(r) for g in groups for r in g.get_total_rewards()]
+    ref_b, source = kernel_reference(train_questions, prompts, rewards, temperature_of(gs1.advantage))
+    ref_a = [r - b for r, b in zip(rewards, ref_b)]
+    offsets = [0]
+    for g in groups:
+        offsets.append(offsets[-1] + len(g.trajectories_G))
+    ref_tensors = [torch.tensor(ref_a[offsets[i] : offsets[i + 1]]) for i in range(len(groups))]
+    reference, _meta = mods["data_processing"].assemble_training_data(groups, ref_tensors)
+    served = serve.compute(gs1.advantage, rewards, prompts=prompts)
+    lt = tol["reference_loss"]
+    checks["reference_baseline_b"] = compare(served.baselines, ref_b, lt["atol"], lt["rtol"])
+    checks["reference_advantages"] = compare(fb.datum_advantages(hooked), ref_a, lt["atol"], lt["rtol"])
+    checks["reference_self_weight"] = {"max_self_weight": served.max_self_weight, "passed": served.max_self_weight == 0.0}
+    checks.update(pair_checks("reference", await path.loss(hooked), await path.loss(list(reference)), tol))
+    report["reference"] = source
+    report["forward_client"] = {"base_model": spec.base_model, "lora_rank": spec.lora_rank, "seed": grpo.seed, "updated": False}
+    return checks
+
+
+# ---------------------------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    p.add_argument("--spec", required=True, help="the study spec JSON (tolerances, the kernel arm)")
-    p.add_argument("--out", required=True, help="the JSON report to write")
-    p.add_argument("--batch", default=None, help="a fixed batch JSON (default: the built-in one, see --help text)")
+    p.add_argument("--spec", required=True, help="the study spec JSON (tolerances, the arms)")
+    p.add_argument("--out", required=True, help="the JSON report to write (the sampled batch goes beside it)")
+    p.add_argument("--batch", default=None, help="a preflight_fixed_batch.json saved by an earlier run (default: sample one)")
+    p.add_argument("--checkpoint", default=None, help="tinker:// sampler path of the starting policy (default: the base model)")
     p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
     p.add_argument("--corpus", default=None, help="TF-IDF fitting corpus for rl-adv serve (default: DATA_DIR/train.jsonl)")
     p.add_argument("--rl-adv", default=None, help="the rl-adv command (default: $RL_ADV, rl-adv on PATH, or this checkout's dist/cli.js)")
-    p.add_argument("--skip-baseline", action="store_true", help="run only the reference check (no torch/tinker-cookbook needed)")
+    p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
+    p.add_argument("--base-url", default=os.environ.get("TINKER_BASE_URL"), help="Tinker service URL (default: $TINKER_BASE_URL)")
+    p.add_argument("--cookbook-rev", default=None, help="the tinker-cookbook commit expected to be installed (default: $RL_ADV_COOKBOOK_REV, else the pin)")
+    p.add_argument("--offline", action="store_true", help="only the reference b/advantage checks on a synthetic batch through rl-adv serve (no Tinker)")
     return p
 
 
@@ -311,22 +306,28 @@ def run(argv: list[str] | None) -> int:
     temperature_of(estimator)
     try:
         data_dir = resolve_gsm8k_dir(args.data_dir)
-        train_questions = [item.question for item in load_gsm8k(data_dir, "train")]
+        items = load_gsm8k(data_dir, "train")
     except GradingError as error:
         raise DriverError(str(error)) from None
-    batch = read_fixed_batch(args.batch) if args.batch else default_fixed_batch(train_questions)
-    report: dict[str, Any] = {"estimator": estimator, "fixed_batch": batch, "checks": {}}
+    train_questions = [item.question for item in items]
+    report: dict[str, Any] = {"estimator": estimator, "mode": "offline" if args.offline else "spec", "checks": {}}
+    if not args.offline:
+        require_tinker_api_key()
+        require_modules("tinker")
+        report["cookbook"] = check_cookbook_revision(PROG, args.cookbook_rev)
     try:
         with RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv) as serve:
-            if args.skip_baseline:
-                report["baseline"] = "skipped (--skip-baseline)"
+            if args.offline:
+                batch = default_fixed_batch(train_questions)
+                report["fixed_input"] = {"description": "synthetic: rows 7110-7141, rewards and token counts from random.Random(0)", "batch": batch["gs1"]}
+                checks, source = reference_check(batch["gs1"], estimator, train_questions, serve, tol)
+                report["checks"].update(checks)
+                report["reference"] = source
             else:
-                report["checks"].update(baseline_check(batch["grpo"], serve, tol))
-            checks, source = reference_check(batch["gs1"], estimator, train_questions, serve, tol)
-            report["checks"].update(checks)
-            report["reference"] = source
+                report["checks"].update(asyncio.run(spec_preflight(args, spec, tol, items, serve, report)))
     except RlAdvServeError as error:
         raise DriverError(f"rl-adv serve: {error}", 1) from None
+    report["errors"] = errors_block(report["checks"])
     failed = sorted(name for name, check in report["checks"].items() if not check["passed"])
     report["passed"] = not failed
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

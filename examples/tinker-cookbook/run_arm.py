@@ -13,7 +13,13 @@ Example::
     python run_arm.py --arm gs1_tfidf_g1 --spec ../../../shared/seed/gs1-vs-grpo.spec.json \\
         --log-path /tmp/rx-gs1/gs1_s0 --steps 3
 
-At the end it prints one JSON line: ``{"arm", "steps_logged", "advantages_log", "final_sampler_path"}``.
+The LoRA client is created with the arm's seed (the recipe passes none; see ``rl_adv_examples/provenance.py``),
+and ``LOG_PATH/provenance.json`` records that seed, the data seed and the installed tinker-cookbook revision.
+The cookbook's in-training test eval is off (``eval_every=0``): the study evaluates in its own phase.
+``--resume`` continues an interrupted run from the cookbook's last checkpoint in ``LOG_PATH``.
+
+At the end it prints one JSON line: ``{"arm", "steps_logged", "advantages_log", "final_sampler_path",
+"lora_seed", "resumed_from_batch"}``.
 Exit codes: 0 done; 1 training failed; 2 bad input or a missing prerequisite.
 """
 
@@ -24,10 +30,11 @@ import asyncio
 import json
 import os
 import sys
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
+from rl_adv_examples.advantages import make_hook_for_arm, prepare_resumed_log  # noqa: E402
 from rl_adv_examples.common import (  # noqa: E402
     DriverError,
     final_sampler_path,
@@ -38,6 +45,7 @@ from rl_adv_examples.common import (  # noqa: E402
     require_tinker_api_key,
 )
 from rl_adv_examples.grading import GradingError, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
+from rl_adv_examples.provenance import LoraSeed, append_provenance, check_cookbook_revision  # noqa: E402
 from rl_adv_examples.serve_client import RlAdvServe, RlAdvServeError  # noqa: E402
 
 PROG = "run_arm.py"
@@ -55,9 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
     p.add_argument("--max-tokens", type=int, default=None, help="max tokens per rollout (default 512)")
     p.add_argument("--base-url", default=os.environ.get("TINKER_BASE_URL"), help="Tinker service URL (default: $TINKER_BASE_URL)")
-    p.add_argument("--eval-every", type=int, default=None, help="the cookbook's in-training test eval cadence (default: the recipe's)")
-    p.add_argument("--save-every", type=int, default=None, help="checkpoint cadence (default: the recipe's)")
-    p.add_argument("--overwrite", action="store_true", help="delete LOG_PATH if it exists (default: refuse)")
+    p.add_argument("--eval-every", type=int, default=0, help="the cookbook's in-training test eval cadence (default 0: off, the study evaluates in its own phase; the recipe's own default is 20)")
+    p.add_argument("--save-every", type=int, default=None, help="checkpoint cadence, also what --resume can restart from (default: the recipe's, 20)")
+    p.add_argument("--overwrite", action="store_true", help="delete LOG_PATH, its logs and its checkpoint list, if it exists (default: refuse)")
+    p.add_argument("--resume", action="store_true", help="continue from the cookbook's last checkpoint in LOG_PATH (start fresh if LOG_PATH does not exist)")
+    p.add_argument("--cookbook-rev", default=None, help="the tinker-cookbook commit expected to be installed (default: $RL_ADV_COOKBOOK_REV, else the requirements.txt pin)")
     return p
 
 
@@ -77,10 +87,9 @@ def recipe_config(recipe: object, spec: object, arm: object, args: argparse.Name
         log_path=os.path.abspath(args.log_path),
         base_url=args.base_url,
         max_steps=args.steps if args.steps is not None else arm.steps,  # type: ignore[attr-defined]
-        behavior_if_log_dir_exists="delete" if args.overwrite else "raise",
+        behavior_if_log_dir_exists="delete" if args.overwrite else ("resume" if args.resume else "raise"),
+        eval_every=args.eval_every,
     )
-    if args.eval_every is not None:
-        fields["eval_every"] = args.eval_every
     if args.save_every is not None:
         fields["save_every"] = args.save_every
     return recipe.CLIConfig(**fields)  # type: ignore[attr-defined]
@@ -104,6 +113,16 @@ def guard_main(original_main: object) -> object:
     return main
 
 
+def start_batch_of(checkpoint_utils: Any, log_path: str) -> tuple[int, str | None]:
+    """The batch the cookbook's ``main`` will resume at, from its own ``get_last_checkpoint`` (0 if none)."""
+    if not os.path.isdir(log_path):
+        return 0, None
+    record = checkpoint_utils.get_last_checkpoint(log_path)
+    if record is None:
+        return 0, None
+    return int(record.batch or 0), getattr(record, "state_path", None)
+
+
 def run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     spec = load_spec(args.spec)
@@ -112,10 +131,14 @@ def run(argv: list[str] | None) -> int:
         raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} is neither group_mean nor a kernel estimator")
     if args.steps is not None and args.steps < 1:
         raise DriverError(f"--steps must be a positive integer, got {args.steps}")
+    if args.eval_every < 0:
+        raise DriverError(f"--eval-every must be 0 (off) or a positive integer, got {args.eval_every}")
+    if args.resume and args.overwrite:
+        raise DriverError("--resume and --overwrite contradict each other: choose one")
     log_path = os.path.abspath(args.log_path)
     log_file = os.path.join(log_path, "advantages.jsonl")
-    if os.path.exists(log_path) and not args.overwrite:
-        raise DriverError(f"--log-path {log_path} exists; pass --overwrite to delete it or choose another folder")
+    if os.path.exists(log_path) and not (args.overwrite or args.resume):
+        raise DriverError(f"--log-path {log_path} exists; pass --resume to continue it, --overwrite to delete it, or choose another folder")
 
     try:
         data_dir = resolve_gsm8k_dir(args.data_dir)
@@ -124,11 +147,22 @@ def run(argv: list[str] | None) -> int:
         raise DriverError(str(error)) from None
 
     require_tinker_api_key()
-    torch, recipe, rl_train, data_processing = require_modules(
-        "torch", "tinker_cookbook.recipes.math_rl.train", "tinker_cookbook.rl.train", "tinker_cookbook.rl.data_processing"
+    tinker, torch, recipe, rl_train, data_processing, checkpoint_utils = require_modules(
+        "tinker", "torch", "tinker_cookbook.recipes.math_rl.train", "tinker_cookbook.rl.train", "tinker_cookbook.rl.data_processing", "tinker_cookbook.checkpoint_utils"
     )
+    cookbook = check_cookbook_revision(PROG, args.cookbook_rev)
+    start_batch, resumed_state = start_batch_of(checkpoint_utils, log_path) if args.resume else (0, None)
+    if args.resume:
+        try:
+            moved = prepare_resumed_log(log_file, start_batch)
+        except ValueError as error:
+            raise DriverError(str(error)) from None
+        if moved:
+            print(f"{PROG}: resuming at batch {start_batch}; {moved} log line(s) of later batches moved to advantages.superseded.jsonl", file=sys.stderr)
 
     serve = None
+    seeder = LoraSeed(tinker.ServiceClient, arm.seed)
+    status = "failed"
     try:
         if arm.advantage != "group_mean":
             serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
@@ -147,9 +181,12 @@ def run(argv: list[str] | None) -> int:
         hook.install(rl_train, data_processing)
         original_main = recipe.main
         recipe.main = guard_main(original_main)
+        seeder.install()
         try:
             asyncio.run(recipe.cli_main(config))
+            status = "finished"
         finally:
+            seeder.uninstall()
             recipe.main = original_main
             hook.uninstall()
     except RlAdvServeError as error:
@@ -157,18 +194,44 @@ def run(argv: list[str] | None) -> int:
     finally:
         if serve is not None:
             serve.close()
+        if os.path.isdir(log_path):
+            append_provenance(
+                log_path,
+                {
+                    "arm": arm.name,
+                    "estimator": arm.advantage,
+                    "status": status,
+                    "lora_seed": arm.seed,
+                    "data_seed": arm.seed,
+                    "lora_clients": seeder.calls,
+                    "resumed_from_batch": start_batch if resumed_state else None,
+                    "resumed_from_state": resumed_state,
+                    "cookbook": cookbook,
+                    "tinker_version": getattr(tinker, "__version__", None),
+                    "eval_every": args.eval_every,
+                },
+            )
 
     print(
         json.dumps(
             {
                 "arm": arm.name,
-                "steps_logged": hook.step,
+                "steps_logged": count_lines(log_file),
                 "advantages_log": log_file,
                 "final_sampler_path": final_sampler_path(log_path),
+                "lora_seed": arm.seed,
+                "resumed_from_batch": start_batch if resumed_state else None,
             }
         )
     )
     return 0
+
+
+def count_lines(path: str) -> int:
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.strip())
 
 
 if __name__ == "__main__":

@@ -100,10 +100,11 @@ async def sample_rewards(args: argparse.Namespace, spec: Any, tasks: Sequence[Gs
     )
     renderer = renderers.get_renderer(args.renderer or spec.renderer, tokenizer=tokenizer_utils.get_tokenizer(spec.base_model))
     service = tinker.ServiceClient(base_url=args.base_url)
+    # The async constructor: the sync one logs a @sync_only warning with a stack trace inside an event loop.
     if args.checkpoint:
-        sampling_client = service.create_sampling_client(model_path=args.checkpoint)
+        sampling_client = await service.create_sampling_client_async(model_path=args.checkpoint)
     else:
-        sampling_client = service.create_sampling_client(base_model=spec.base_model)
+        sampling_client = await service.create_sampling_client_async(base_model=spec.base_model)
     policy = completers.TinkerTokenCompleter(sampling_client, max_tokens=args.max_tokens, temperature=args.temperature)
     prefix = math_env.MathEnv.standard_fewshot_prefix()
 

@@ -299,7 +299,7 @@ describe('the tinker backend', () => {
     // Every driver ran with the spec; eval got the pilot's 100 and the eval limit's 50 items.
     const calls = readFileSync(path.join(drivers, 'calls.log'), 'utf8');
     expect(calls).toMatch(/run_arm\.py --arm grpo_g8 .*--steps 3 /);
-    expect(calls).toMatch(/run_arm\.py --arm gs1_tfidf_g1 .*--steps 60 /);
+    expect(calls).toMatch(/run_arm\.py --arm gs1_tfidf_g1 .*--steps 60 --resume /);
     expect(calls).toMatch(/eval_gsm8k\.py --checkpoint base .*--limit 100/);
     expect(calls).toMatch(/eval_gsm8k\.py --checkpoint tinker:\/\/fake\/gs1_tfidf_g1\/60 .*--limit 50/);
   });
@@ -335,6 +335,7 @@ for name in ["--spec", "--out", "--data-dir", "--arm", "--log-path", "--checkpoi
 for name in ["--steps", "--limit", "--tasks", "--rollouts", "--seed"]:
     p.add_argument(name, type=int)
 p.add_argument("--overwrite", action="store_true")
+p.add_argument("--resume", action="store_true")
 a = p.parse_args()
 `;
   writeFileSync(

@@ -43,6 +43,7 @@ __all__ = [
     "group_mean_diagnostics",
     "loo_batch_means",
     "make_hook_for_arm",
+    "prepare_resumed_log",
     "step_log_line",
 ]
 
@@ -137,7 +138,9 @@ class QuestionResolver:
             return None
         if not tokens:
             return None
-        return tokenizer.decode(tokens)
+        # No tokenization-space clean-up: it would turn " ," into "," (23 GSM8K train questions contain " ,",
+        # " ." or " 's"), so the decoded prompt would no longer contain the question verbatim.
+        return tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
 
     def resolve(self, builder: Any, trajectories: Sequence[Any], tokenizer: Any, where: str = "") -> str:
         """The GSM8K question of a group: from its builder, checked against every decoded observation.
@@ -292,7 +295,10 @@ class AdvantageHook:
         self.serve = serve
         self.resolver = resolver
         self._torch = torch_module
-        self.step = 0
+        #: lines this hook has written
+        self.logged = 0
+        #: the cookbook's batch index of the step in progress (set by the wrapped train step), else None
+        self.batch_index: int | None = None
         self._context: _StepContext | None = None
         self._restore: list[tuple[Any, str, Any]] = []
 
@@ -343,13 +349,30 @@ class AdvantageHook:
 
         return prepare_minibatch
 
+    def wrap_train_step(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``do_train_step_and_get_sampling_client(config, i_batch, ...)`` (rl/train.py:1616 at 9dfcc3a2) with
+        ``i_batch`` recorded, so each log line's ``step`` is the cookbook's own batch index."""
+
+        @functools.wraps(original)
+        async def do_train_step(*args: Any, **kwargs: Any) -> Any:
+            self.batch_index = int(kwargs["i_batch"] if "i_batch" in kwargs else args[1])
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                self.batch_index = None
+
+        return do_train_step
+
     def install(self, train_module: Any, data_processing_module: Any = None) -> None:
-        """Replace ``train.compute_advantages`` and ``train.prepare_minibatch`` (and, for a served
-        estimator, ``data_processing.compute_advantages``, so no other path silently centres by group)."""
+        """Replace ``train.compute_advantages``, wrap ``train.prepare_minibatch`` and (when the module has it)
+        ``train.do_train_step_and_get_sampling_client``; for a served estimator also replace
+        ``data_processing.compute_advantages``, so no other path silently centres by group."""
         targets: list[tuple[Any, str, Any]] = [
             (train_module, "compute_advantages", self.compute_advantages),
             (train_module, "prepare_minibatch", self.wrap_prepare_minibatch(train_module.prepare_minibatch)),
         ]
+        if hasattr(train_module, "do_train_step_and_get_sampling_client"):
+            targets.append((train_module, "do_train_step_and_get_sampling_client", self.wrap_train_step(train_module.do_train_step_and_get_sampling_client)))
         if self.served and data_processing_module is not None:
             targets.append((data_processing_module, "compute_advantages", self.compute_advantages))
         for module, name, value in targets:
@@ -372,7 +395,7 @@ class AdvantageHook:
         group_ids: list[int] = []
         sizes: list[int] = []
         for g, (builder, group) in enumerate(zip(builders, groups)):
-            question = self.resolver.resolve(builder, group.trajectories_G, tokenizer, where=f"step {self.step} group {g}: ")
+            question = self.resolver.resolve(builder, group.trajectories_G, tokenizer, where=f"step {self.current_step} group {g}: ")
             group_rewards = [float(r) for r in group.get_total_rewards()]
             sizes.append(len(group_rewards))
             for r in group_rewards:
@@ -380,7 +403,7 @@ class AdvantageHook:
                 rewards.append(r)
                 group_ids.append(g)
         result = self.compute_for(questions, rewards, group_ids)
-        self._append(step_log_line(self.arm, self.step, self.estimator, sizes, rewards, result.baselines, result.loo_mean, result.advantages, result.max_self_weight))
+        self._append(step_log_line(self.arm, self.current_step, self.estimator, sizes, rewards, result.baselines, result.loo_mean, result.advantages, result.max_self_weight))
         by_traj: dict[int, float] = {}
         offsets: list[int] = []
         at = 0
@@ -420,14 +443,47 @@ class AdvantageHook:
         baselines, loo, msw = group_mean_diagnostics(group_rewards)
         advantages = [float(a) for t in tensors for a in t.tolist()]
         flat = [r for rs in group_rewards for r in rs]
-        self._append(step_log_line(self.arm, self.step, self.estimator, [len(r) for r in group_rewards], flat, baselines, loo, advantages, msw))
+        self._append(step_log_line(self.arm, self.current_step, self.estimator, [len(r) for r in group_rewards], flat, baselines, loo, advantages, msw))
 
     def _append(self, line: dict[str, Any]) -> None:
         folder = os.path.dirname(os.path.abspath(self.log_file))
         os.makedirs(folder, exist_ok=True)
         with open(self.log_file, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, allow_nan=False) + "\n")
-        self.step += 1
+        self.logged += 1
+
+    @property
+    def current_step(self) -> int:
+        """The ``step`` of the next log line: the cookbook's batch index ``i_batch`` (right after a resume or a
+        skipped batch), or the count of lines written when no training step is in progress (tests, preflight)."""
+        return self.batch_index if self.batch_index is not None else self.logged
+
+
+def prepare_resumed_log(log_file: str, start_batch: int) -> int:
+    """Before a resume at ``start_batch``: keep the lines of earlier batches in ``log_file`` and move the
+    others (batches the cookbook will run again) to ``advantages.superseded.jsonl`` beside it, appended, so
+    nothing is lost. Returns the number of lines moved."""
+    if not os.path.exists(log_file):
+        return 0
+    keep: list[str] = []
+    moved: list[str] = []
+    with open(log_file, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                step = json.loads(line)["step"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise ValueError(f"{log_file} line {line_no} is not an advantages.jsonl line") from None
+            (keep if step < start_batch else moved).append(line if line.endswith("\n") else line + "\n")
+    if moved:
+        with open(os.path.join(os.path.dirname(log_file), "advantages.superseded.jsonl"), "a", encoding="utf-8") as handle:
+            handle.writelines(moved)
+        tmp = log_file + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.writelines(keep)
+        os.replace(tmp, log_file)
+    return len(moved)
 
 
 def make_hook_for_arm(arm: str, estimator: str, log_file: str, stock_compute: Callable[..., Any], serve: RlAdvServe | None, known_questions: Sequence[str], torch_module: Any = None) -> AdvantageHook:

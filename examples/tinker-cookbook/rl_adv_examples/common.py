@@ -16,6 +16,8 @@ from typing import Any, Iterable
 
 __all__ = [
     "COOKBOOK_PIN",
+    "COOKBOOK_RECORD_REV",
+    "COOKBOOK_REPO",
     "DEFAULT_RENDERER",
     "DriverError",
     "SpecArm",
@@ -29,8 +31,15 @@ __all__ = [
     "write_jsonl",
 ]
 
-#: The tinker-cookbook commit the record's GRPO baseline ran (``requirements.txt`` pins it).
-COOKBOOK_PIN = "f79fdb2ba4cd967ef2807ba43097c52985f9f17f"
+#: The tinker-cookbook commit ``requirements.txt`` pins: HEAD of 2026-08-19, publicly installable. Every hook
+#: point the drivers use was added on 2025-09-30 and is unchanged through it (issue 13).
+COOKBOOK_PIN = "9dfcc3a2cf44432d621a01005073dc6d76a1e87a"
+
+#: The commit the record's GRPO baseline ran; not in the public history up to 2026-08-21, so not installable
+#: unless it becomes public (select it with ``--cookbook-rev`` or ``RL_ADV_COOKBOOK_REV``).
+COOKBOOK_RECORD_REV = "f79fdb2ba4cd967ef2807ba43097c52985f9f17f"
+
+COOKBOOK_REPO = "https://github.com/thinking-machines-lab/tinker-cookbook.git"
 
 #: The renderer of the record's effective config for Qwen/Qwen3.5-2B (the spec has no renderer field).
 DEFAULT_RENDERER = "qwen3_5_disable_thinking"

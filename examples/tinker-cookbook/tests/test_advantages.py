@@ -29,7 +29,7 @@ CONTRACT_KEYS = {
 def observation_text(question: str) -> str:
     renderer = fakes.ChatRenderer()
     env = fakes.MathEnv(question, "0", renderer, convo_prefix=fakes.MathEnv.standard_fewshot_prefix())
-    return renderer.tokenizer.decode(fakes.run_async(env.initial_observation())[0].to_ints())
+    return renderer.tokenizer.decode(fakes.run_async(env.initial_observation())[0].to_ints(), clean_up_tokenization_spaces=False)
 
 
 class QuestionResolverTest(unittest.TestCase):
@@ -149,7 +149,8 @@ class HookTest(unittest.TestCase):
         self.assertIs(self.dp.compute_advantages.__func__, AdvantageHook.compute_advantages)
         for step in range(2):
             builders, groups = self.batch(1, 32, offset=step * 32)
-            advantages_P, _ = fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            advantages_P = self.train.last_advantages_P
             request = stub.requests[-1]
             # The GSM8K question of each task, not the rendered chat prompt; no group ids for a kernel.
             self.assertEqual(request["prompts"], self.questions[step * 32 : step * 32 + 32])
@@ -177,7 +178,8 @@ class HookTest(unittest.TestCase):
         hook.install(self.train, self.dp)
         self.assertIs(self.dp.compute_advantages, fakes.stock_compute_advantages)  # untouched
         builders, groups = self.batch(8, 4)
-        advantages_P, _ = fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+        fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+        advantages_P = self.train.last_advantages_P
         stock = fakes.stock_compute_advantages(groups)
         self.assertEqual([t.tolist() for t in advantages_P], [t.tolist() for t in stock])
         # print_group's subset call (4 of 8) got the stock numbers and wrote nothing.

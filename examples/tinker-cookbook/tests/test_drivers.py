@@ -38,6 +38,13 @@ def run_script(module, argv: list[str], env: dict[str, str] | None = None) -> tu
     return code, out.getvalue(), err.getvalue()
 
 
+def run_subprocess(script: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run a driver in a fresh interpreter (``-I``-like: no user site, so only what the system has)."""
+    full_env = {**os.environ, **(env or {})}
+    done = subprocess.run([sys.executable, "-s", os.path.join(support.EXAMPLE_DIR, script), *argv], capture_output=True, text=True, env=full_env, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
 def read_json(path: str):
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
@@ -71,8 +78,8 @@ class CalibrationSelectionTest(unittest.TestCase):
     def test_on_gsm8k_the_tasks_are_held_out_from_60_steps_of_training(self) -> None:
         try:
             import numpy  # noqa: F401
-        except ImportError:
-            self.skipTest("numpy is not installed (the cookbook's environment has it)")
+        except ImportError as error:
+            self.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
         items = load_gsm8k(support.GSM8K_DIR, "train")
         order = sample_calibration.shuffled_order(len(items), 0)
         chosen = sample_calibration.calibration_tasks(items, order, 64)
@@ -135,9 +142,12 @@ class RunArmTest(unittest.TestCase):
         return (-0.1, 0.0, 0.9, 1.0)[(step * 7 + group * 3 + k) % 4]
 
     def test_missing_tinker_is_exit_2_with_how_to_install(self) -> None:
-        code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        # In a fresh interpreter: importing a real torch (Debian's python3-torch) in this process would leave
+        # torch half-imported once the fakes are taken out of sys.modules again.
+        code, _, err = run_subprocess("run_arm.py", self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
         self.assertEqual(code, 2, err)
         self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
+        self.assertNotIn("torch", sys.modules)
 
     def test_missing_api_key_and_unknown_arm(self) -> None:
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": ""})
@@ -243,6 +253,103 @@ class RunArmTest(unittest.TestCase):
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
         self.assertEqual(code, 2)
         self.assertIn("--overwrite", err)
+        self.assertIn("--resume", err)
+        code, _, err = run_script(run_arm, self.args("grpo_g8") + ["--resume", "--overwrite"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual((code, "contradict" in err), (2, True))
+
+    def read_log(self, arm: str, name: str = "advantages.jsonl") -> list[dict]:
+        with open(os.path.join(self.dir, arm, name)) as handle:
+            return [json.loads(line) for line in handle]
+
+    def test_lora_client_gets_the_arm_seed_and_provenance_records_it(self) -> None:
+        """Issue 13 item 1: the recipe creates the LoRA client with no seed (rl/train.py:1966); run_arm passes the arm's."""
+        spec = read_json(support.SPEC_PATH)
+        for a in spec["arms"]:
+            a["seed"] = 3
+        spec_path = os.path.join(self.dir, "spec-seed3.json")
+        with open(spec_path, "w") as handle:
+            json.dump(spec, handle)
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        original = fakes.ServiceClient.__dict__["create_lora_training_client_async"]
+        argv = self.args("grpo_g8", steps=2)
+        argv[argv.index("--spec") + 1] = spec_path
+        code, out, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        (client,) = fakes.ServiceClient.instances
+        self.assertEqual(client.lora_seeds, [3])
+        self.assertEqual(recipe.seen_configs[0].seed, 3)  # the data shuffle seed, unchanged
+        self.assertIs(fakes.ServiceClient.__dict__["create_lora_training_client_async"], original)  # restored
+        (record,) = read_json(os.path.join(self.dir, "grpo_g8", "provenance.json"))["runs"]
+        self.assertEqual((record["lora_seed"], record["data_seed"], record["status"]), (3, 3, "finished"))
+        self.assertEqual(record["lora_clients"], [{"method": "create_lora_training_client_async", "base_model": "Qwen/Qwen3.5-2B", "rank": 32, "seed": 3}])
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["lora_seed"], 3)
+        # Without the driver, the recipe's call carries no seed: a random initialisation.
+        service = fakes.ServiceClient()
+        fakes.run_async(service.create_lora_training_client_async("Qwen/Qwen3.5-2B", rank=32, user_metadata={}))
+        self.assertEqual(service.lora_seeds, [None])
+
+    def test_resume_continues_from_the_cookbooks_last_checkpoint(self) -> None:
+        """Issue 13 item 3: a failed run resumes from checkpoints.jsonl; steps are the cookbook's batch indices."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward, fail_at=3)
+        fakes.install(recipe)
+        argv = self.args("grpo_g8", steps=5) + ["--save-every", "2"]
+        code, _, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 1, err)
+        self.assertIn("sampling failed at batch 3", err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2])
+        code, _, err = run_script(run_arm, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2)  # an existing run is never silently reused
+        code, out, err = run_script(run_arm, argv + ["--resume"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        # The last checkpoint with a state_path is batch 2: batch 2 runs again, its first line is kept aside.
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2, 3, 4])
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8", "advantages.superseded.jsonl")], [2])
+        train = sys.modules["tinker_cookbook.rl.train"]
+        self.assertEqual([i for i, _ in train.trained], [0, 1, 2, 2, 3, 4])
+        first, second = fakes.ServiceClient.instances
+        self.assertEqual((first.lora_seeds, second.lora_seeds), ([0], []))  # resumed from state, not a new LoRA
+        summary = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual((summary["resumed_from_batch"], summary["steps_logged"], summary["final_sampler_path"]), (2, 5, "tinker://fake/sampler_weights/final"))
+        runs = read_json(os.path.join(self.dir, "grpo_g8", "provenance.json"))["runs"]
+        self.assertEqual([(r["status"], r["resumed_from_batch"], r["resumed_from_state"]) for r in runs], [("failed", None, None), ("finished", 2, "tinker://fake/weights/000002")])
+        # Resuming a finished arm (what the study does on a re-run) trains nothing and keeps the log.
+        code, out, err = run_script(run_arm, argv + ["--resume"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 1, 2, 3, 4])
+        self.assertEqual(len(train.trained), 6)
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["resumed_from_batch"], 5)
+
+    def test_a_skipped_batch_keeps_the_cookbook_step_index(self) -> None:
+        fakes.install(fakes.FakeRecipe(self.questions, self.reward, skip=(1,)))
+        code, out, err = run_script(run_arm, self.args("grpo_g8", steps=3), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual([l["step"] for l in self.read_log("grpo_g8")], [0, 2])
+        self.assertEqual(json.loads(out.strip().splitlines()[-1])["steps_logged"], 2)
+
+    def test_the_renderer_is_passed_explicitly(self) -> None:
+        """Issue 13 item 4: Qwen3.5-2B is not in model_info at 9dfcc3a2, so the spec's bare command fails."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        self.assertNotIn("renderer", read_json(support.SPEC_PATH))  # the spec names none
+        with self.assertRaisesRegex(KeyError, "Qwen3.5-2B"):
+            fakes.run_async(recipe.cli_main(fakes.CLIConfig(model_name="Qwen/Qwen3.5-2B", env="gsm8k", log_path=os.path.join(self.dir, "bare"))))
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=1), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(recipe.seen_configs[-1].renderer_name, "qwen3_5_disable_thinking")
+
+    def test_in_training_eval_is_off_unless_asked(self) -> None:
+        """Issue 13 item 7: the recipe's eval_every=20 would sample all 1319 test items at steps 0, 20, 40."""
+        recipe = fakes.FakeRecipe(self.questions, self.reward)
+        fakes.install(recipe)
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=3), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(recipe.seen_configs[0].eval_every, 0)
+        self.assertEqual(sys.modules["tinker_cookbook.rl.train"].evaluated_at, [])
+        self.assertEqual(fakes.CLIConfig().eval_every, 20)  # the recipe's own default
+        code, _, err = run_script(run_arm, self.args("grpo_g8", steps=3) + ["--overwrite", "--eval-every", "2"], env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        self.assertEqual(sys.modules["tinker_cookbook.rl.train"].evaluated_at, [(0, 1319), (2, 1319)])
 
 
 class PreflightLogicTest(unittest.TestCase):
@@ -309,6 +416,10 @@ class PreflightLogicTest(unittest.TestCase):
 
 
 class PreflightEndToEndTest(unittest.TestCase):
+    """Issue 13 item 2: stock vs hooked datums from assemble_training_data, loss from forward(), the errors block."""
+
+    CHECKS = {"baseline_advantages", "baseline_loss", "baseline_gradient", "reference_baseline_b", "reference_advantages", "reference_self_weight", "reference_loss", "reference_gradient"}
+
     def setUp(self) -> None:
         self.command = support.rl_adv_command()
         if self.command is None:
@@ -322,48 +433,86 @@ class PreflightEndToEndTest(unittest.TestCase):
     def argv(self) -> list[str]:
         return ["--spec", support.SPEC_PATH, "--out", self.out, "--data-dir", support.GSM8K_DIR, "--rl-adv", " ".join(self.command)]
 
-    def install_cookbook(self) -> dict:
-        mods = fakes.install()
-        # rl/problem_env.ProblemGroupBuilder, rl/types, completers and tinker.ModelInput are what the baseline check builds.
-        return mods
+    def run_preflight(self, extra: list[str] | None = None) -> tuple[int, str]:
+        code, _, err = run_script(preflight, self.argv() + (extra or []), env={"TINKER_API_KEY": "x"})
+        return code, err
 
-    def test_all_checks_pass_on_the_fake_cookbook(self) -> None:
-        self.install_cookbook()
-        code, _, err = run_script(preflight, self.argv())
+    def test_all_checks_pass_through_the_cookbook_path(self) -> None:
+        mods = fakes.install()
+        code, err = self.run_preflight()
         self.assertEqual(code, 0, err)
         report = read_json(self.out)
         self.assertTrue(report["passed"])
-        self.assertEqual(
-            set(report["checks"]),
-            {"baseline_advantages", "baseline_loss", "baseline_gradient", "reference_baseline_b", "reference_advantages", "reference_self_weight", "reference_loss", "reference_gradient"},
-        )
-        # float64 centring then float32 vs the stock float32 centring: equal to float32 rounding.
-        self.assertLess(report["checks"]["baseline_advantages"]["max_abs_error"], 1e-7)
+        self.assertEqual(set(report["checks"]), self.CHECKS)
+        self.assertEqual(set(report["errors"]), self.CHECKS - {"reference_self_weight"})
+        self.assertEqual(set(report["errors"]["baseline_loss"]), {"max_abs_error", "reference_max_abs", "relative_l2_error", "cosine_similarity"})
+        # The GRPO arm's hook calls the stock function: the same float32 datums, so exactly 0 (the record's 0.0).
+        for name in ("baseline_advantages", "baseline_loss", "baseline_gradient"):
+            self.assertEqual(report["errors"][name]["max_abs_error"], 0.0, name)
+        self.assertGreater(report["errors"]["baseline_loss"]["reference_max_abs"], 0.0)
+        # float64 reference vs the float32 advantages in the datums: float32 rounding, well inside atol 1e-6.
+        self.assertLess(report["errors"]["reference_advantages"]["max_abs_error"], 1e-7)
         self.assertEqual(report["checks"]["reference_self_weight"]["max_self_weight"], 0.0)
+        # One never-updated client, seeded with the arm's seed; forward() once per datum set (2 baseline + 2 reference).
+        (service,) = fakes.ServiceClient.instances
+        self.assertEqual(service.lora_seeds, [0])
+        self.assertEqual(report["forward_client"], {"base_model": "Qwen/Qwen3.5-2B", "lora_rank": 32, "seed": 0, "updated": False})
+        # The fixed batch was sampled from the base model through the rollout and saved with its sha256.
+        batch = read_json(report["fixed_input"]["path"])
+        self.assertEqual([len(g["trajectories"]) for g in batch["grpo"]], [8] * 4)
+        self.assertEqual([len(g["trajectories"]) for g in batch["gs1"]], [1] * 32)
+        self.assertEqual([g["row"] for g in batch["gs1"]], list(range(7110, 7142)))
+        self.assertTrue(all(call.temperature == 1.0 and call.max_tokens == 512 for call in fakes.SamplingClient.calls))
+        self.assertIn("tinker-cookbook", err)  # the installed revision is printed
+        # Re-using the saved batch gives the same measurements.
+        first = report["errors"]
+        fakes.uninstall()
+        fakes.install()
+        code, err = self.run_preflight(["--batch", report["fixed_input"]["path"], "--out", os.path.join(self.dir, "again.json")])
+        self.assertEqual(code, 0, err)
+        again = read_json(os.path.join(self.dir, "again.json"))
+        self.assertEqual((again["errors"], again["fixed_input"]["sha256"]), (first, report["fixed_input"]["sha256"]))
+        self.assertEqual(fakes.SamplingClient.calls, [])  # nothing sampled
 
-    def test_a_wrong_stock_function_fails_the_baseline_check(self) -> None:
-        mods = self.install_cookbook()
-        torch = mods["torch"]
-        # A stock function centring on the batch mean instead of the group mean.
-        mods["tinker_cookbook.rl.data_processing"].compute_advantages = lambda groups: [
-            torch.tensor([r - sum(r2 for g2 in groups for r2 in g2.get_total_rewards()) / sum(len(g2.trajectories_G) for g2 in groups) for r in g.get_total_rewards()])
-            for g in groups
-        ]
-        code, _, err = run_script(preflight, self.argv())
+    def test_a_hook_that_changes_the_stock_advantages_fails_the_baseline(self) -> None:
+        from unittest import mock
+
+        from rl_adv_examples.advantages import AdvantageHook
+
+        fakes.install()
+        shifted = lambda self, groups: [t - (-1e-3) for t in self.stock_compute(groups)]  # noqa: E731
+        with mock.patch.object(AdvantageHook, "compute_advantages", shifted):
+            code, err = self.run_preflight()
         self.assertEqual(code, 1)
-        self.assertIn("baseline_advantages", err)
-        self.assertFalse(read_json(self.out)["passed"])
+        self.assertIn("baseline_loss", err)
+        report = read_json(self.out)
+        self.assertFalse(report["checks"]["baseline_advantages"]["passed"])
+        self.assertAlmostEqual(report["errors"]["baseline_advantages"]["max_abs_error"], 1e-3, delta=1e-6)
 
-    def test_skip_baseline_needs_no_cookbook(self) -> None:
-        code, _, err = run_script(preflight, self.argv() + ["--skip-baseline"])
+    def test_a_kernel_fit_on_another_corpus_fails_the_reference(self) -> None:
+        fakes.install()
+        corpus = os.path.join(self.dir, "corpus.jsonl")
+        with open(corpus, "w") as handle:
+            for q in ("How many apples?", "What is the total cost?", "How long does it take?"):
+                handle.write(json.dumps({"question": q, "answer": "#### 1"}) + "\n")
+        code, err = self.run_preflight(["--corpus", corpus])
+        self.assertEqual(code, 1, err)
+        report = read_json(self.out)
+        self.assertFalse(report["checks"]["reference_baseline_b"]["passed"])
+        self.assertTrue(report["checks"]["baseline_loss"]["passed"])
+
+    def test_offline_needs_no_cookbook(self) -> None:
+        code, _, err = run_script(preflight, self.argv() + ["--offline"])
         self.assertEqual(code, 0, err)
         report = read_json(self.out)
+        self.assertEqual(report["mode"], "offline")
         self.assertNotIn("baseline_advantages", report["checks"])
         self.assertTrue(report["checks"]["reference_baseline_b"]["passed"])
+        self.assertIn("reference_baseline_b", report["errors"])
 
-    def test_without_the_cookbook_the_baseline_check_says_how_to_install(self) -> None:
-        code, _, err = run_script(preflight, self.argv())
-        self.assertEqual(code, 2)
+    def test_without_the_cookbook_the_preflight_says_how_to_install(self) -> None:
+        code, _, err = run_subprocess("preflight.py", self.argv(), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2, err)
         self.assertIn("pip install -r", err)
 
 

@@ -133,11 +133,12 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
       const resultFile = path.join(request.dir, 'result.json');
       if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
       const logPath = path.join(request.dir, 'tinker');
-      // An interrupted driver run restarts from scratch (--overwrite): the cookbook's own resume is not wired in.
+      // An interrupted driver run continues from the cookbook's last checkpoint in logPath (--resume; a fresh
+      // start when logPath does not exist), so a sampling error late in an arm does not cost the whole arm.
       const stdout = await runDriver(
         ctx,
         'run_arm.py',
-        ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--overwrite', ...common(ctx)],
+        ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--resume', ...common(ctx)],
         `${request.phase}_${request.arm.name}`,
       );
       const last = stdout.trim().split('\n').at(-1) ?? '';
