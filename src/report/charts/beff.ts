@@ -56,14 +56,12 @@ export function beffChartSpec(
       },
       {
         data: { values: rules },
-        layer: [
-          { mark: { type: 'rule', strokeDash: [5, 4], color: '#c0392b' }, transform: [{ filter: 'datum.x !== 1' }], encoding: { x: { field: 'x', type: 'quantitative', scale } } },
-          { mark: { type: 'rule', color: '#7f8c8d' }, transform: [{ filter: 'datum.x === 1' }], encoding: { x: { field: 'x', type: 'quantitative', scale } } },
-          {
-            mark: { type: 'text', align: 'right', dx: -4, dy: -4, baseline: 'bottom', fontSize: 10 },
-            encoding: { x: { field: 'x', type: 'quantitative', scale }, y: { value: 0 }, text: { field: 'label' } },
-          },
-        ],
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', scale },
+          color: { field: 'label', type: 'nominal', title: 'Reference line', scale: { range: ['#7f8c8d', '#c0392b'] }, legend: { orient: 'top' } },
+          strokeDash: { field: 'label', type: 'nominal', legend: null, scale: { range: [[1, 0], [5, 4]] } },
+        },
       },
     ],
   };

@@ -25,7 +25,7 @@ export function kernelChartSpec(rows: readonly KernelFamilyRow[], bar: number | 
     ...(r.heldOut === null ? [] : [{ family: r.family, part: 'held out', ratio: r.heldOut, lo: r.heldOutCi95?.[0] ?? null, hi: r.heldOutCi95?.[1] ?? null }]),
   ]);
   const y = { field: 'family', type: 'nominal', title: 'Kernel family', sort: null };
-  const rules = [{ x: 1 }, ...(bar === null ? [] : [{ x: bar }])];
+  const rules = [{ x: 1, label: '1 (= loo_batch_mean)' }, ...(bar === null ? [] : [{ x: bar, label: `gate bar ${bar}` }])];
   const scale = { domain: paddedDomain([...points.flatMap((p) => [p.ratio, p.lo, p.hi]), ...rules.map((r) => r.x)], 0.12), nice: false, zero: false };
   return {
     title: 'Kernel tuning: B_eff ratio to loo_batch_mean, tuning vs held out (95% interval)',
@@ -43,13 +43,20 @@ export function kernelChartSpec(rows: readonly KernelFamilyRow[], bar: number | 
               x: { field: 'ratio', type: 'quantitative', title: 'B_eff ratio to loo_batch_mean (1 = no better)', scale, axis: { format: '.2f' } },
               shape: { field: 'part', type: 'nominal', title: 'Scored on' },
               fill: { field: 'part', type: 'nominal', scale: { domain: ['tuning', 'held out'], range: ['transparent', '#2c7fb8'] }, legend: null },
-              color: { value: '#2c7fb8' },
-              tooltip: [{ field: 'family' }, { field: 'part' }, { field: 'ratio', format: '.4f' }],
+                            tooltip: [{ field: 'family' }, { field: 'part' }, { field: 'ratio', format: '.4f' }],
             },
           },
         ],
       },
-      { data: { values: rules }, mark: { type: 'rule', strokeDash: [5, 4], color: '#7f8c8d' }, encoding: { x: { field: 'x', type: 'quantitative', scale } } },
+      {
+        data: { values: rules },
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        encoding: {
+          x: { field: 'x', type: 'quantitative', scale },
+          color: { field: 'label', type: 'nominal', title: 'Reference line', scale: { range: ['#7f8c8d', '#c0392b'] }, legend: { orient: 'top' } },
+          strokeDash: { field: 'label', type: 'nominal', legend: null, scale: { range: [[1, 0], [5, 4]] } },
+        },
+      },
     ],
   };
 }
