@@ -60,7 +60,8 @@ export function beffChartSpec(
         encoding: {
           x: { field: 'x', type: 'quantitative', scale },
           color: { field: 'label', type: 'nominal', title: 'Reference line', scale: { range: ['#7f8c8d', '#c0392b'] }, legend: { orient: 'top' } },
-          strokeDash: { field: 'label', type: 'nominal', legend: null, scale: { range: [[1, 0], [5, 4]] } },
+          strokeDash: { field: 'label', type: 'nominal', scale: { range: [[1, 0], [5, 4]] } },
+          tooltip: [{ field: 'label' }],
         },
       },
     ],

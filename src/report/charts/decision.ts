@@ -66,7 +66,7 @@ export function decisionChartSpec(rows: readonly DecisionCriterionRow[], method:
               tooltip: [{ field: 'id' }, { field: 'estimate', format: '.4f' }, { field: 'lower', format: '.4f' }, { field: 'upper', format: '.4f' }, { field: 'verdict' }],
             },
           },
-          { mark: { type: 'tick', thickness: 2, color: '#555', size: 34 }, encoding: { y, x: { ...x, field: 'margin' } } },
+          { mark: { type: 'tick', thickness: 2, color: '#555', size: 34 }, encoding: { y, x: { ...x, field: 'margin' }, tooltip: [{ field: 'margin', title: 'margin' }] } },
           {
             mark: { type: 'text', dy: -16, fontSize: 11, fontWeight: 600 },
             encoding: { y, x: { ...x, field: 'estimate' }, text: { field: 'verdict' } },
