@@ -16,6 +16,8 @@ const CONFIG = {
   background: null,
   font: 'system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif',
   view: { stroke: null },
+  // Mid-tone marks read on the light and the dark page alike (vega's default rule is black).
+  rule: { color: '#5b8cc6' },
   axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 600, gridOpacity: 0.35, labelLimit: 260 },
   legend: { labelFontSize: 11, titleFontSize: 12, orient: 'bottom', labelLimit: 320 },
   title: { fontSize: 13, anchor: 'start', fontWeight: 600 },
