@@ -99,24 +99,22 @@ export {
 } from './study/gate-metrics.js';
 
 // The study protocol (rl-adv study)
+export { runStudy } from './study/run.js';
+export { studyArms } from './study/setup.js';
 export {
-  runStudy,
-  studyArms,
   STUDY_PHASES,
   STUDY_CALIBRATION,
   CALIBRATION_TASKS,
   CALIBRATION_ROLLOUTS,
   PILOT_STEPS,
   PILOT_EVAL_ITEMS,
-  type StudyOptions,
-  type StudyOutcome,
   type StudySummary,
-  type PhaseEvent,
   type PhaseRecord,
   type StudyPhase,
   type CalibrationSummary,
-} from './study/run.js';
-export { renderReport } from './study/report.js';
+} from './study/summary.js';
+export type { StudyOptions, StudyOutcome, PhaseEvent } from './study/options.js';
+export { renderReport } from './report/markdown.js';
 export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck } from './study/backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './study/backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './study/backends/preflight.js';

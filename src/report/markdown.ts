@@ -1,21 +1,13 @@
 // report.md of a study run: what was run, every phase's result and wall time, the gate table, the arms' rewards,
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
-import { STUDY_PHASES, type StudySummary } from './run.js';
+// report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
+import { STUDY_PHASES, type StudySummary } from '../study/summary.js';
 
 const num = (x: number | null | undefined, digits = 4): string =>
   typeof x !== 'number' || !Number.isFinite(x) ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(digits);
 
-/**
- * Renders report.md from a study summary. For the sim backend the report says, at the top and beside every
- * figure table, that the numbers come from a simulation.
- *
- * @example
- * ```ts
- * writeFileSync('out/report.md', renderReport(summary));
- * ```
- */
-export function renderReport(s: StudySummary): string {
-  const out: string[] = [];
+/** The title, the simulation banner and what was run. */
+function renderHeader(s: StudySummary, out: string[]): void {
   const sim = s.simulation;
   out.push(`# Study report: ${s.spec.title ?? '(untitled spec)'}`, '');
   const clustered = s.data.questions === 'clustered';
@@ -48,18 +40,28 @@ export function renderReport(s: StudySummary): string {
   );
   if (s.options.steps !== null) out.push(`- steps overridden: ${s.options.steps} per arm (not the spec's)`);
   if (s.options.eval_limit !== null) out.push(`- eval limited to the first ${s.options.eval_limit} test items (not all)`);
+}
+
+/** Every phase's status, wall time and result line, in protocol order. */
+function renderPhases(s: StudySummary, out: string[]): void {
   const total = Object.values(s.phases).reduce((sum, p) => sum + (p?.wall_seconds ?? 0), 0);
   out.push('', '## Phases', '', `Total wall time: ${total.toFixed(1)} s.`, '', '| phase | status | wall time (s) | result |', '| --- | --- | ---: | --- |');
   for (const name of STUDY_PHASES) {
     const p = s.phases[name];
     out.push(p ? `| ${name} | ${p.status} | ${p.wall_seconds.toFixed(3)} | ${p.result.replace(/\|/g, '\\|')} |` : `| ${name} | not reached | | |`);
   }
+}
 
+/** The preflight checks. */
+function renderPreflight(s: StudySummary, out: string[]): void {
   if (s.preflight) {
     out.push('', '## Preflight', '', '| check | passed | detail |', '| --- | --- | --- |');
     for (const c of s.preflight.checks) out.push(`| ${c.id} | ${c.passed ? 'yes' : 'NO'} | ${c.detail.replace(/\|/g, '\\|')} |`);
   }
+}
 
+/** The B_eff calibration figures. */
+function renderCalibration(s: StudySummary, out: string[]): void {
   if (s.calibration) {
     const c = s.calibration;
     out.push(
@@ -76,14 +78,20 @@ export function renderReport(s: StudySummary): string {
       out.push(`| ${name} | ${num(e.mse_corrected)} | ${num(e.ratio)} | ${num(e.ratio_se)} | ${e.ratio_ci95 ? `[${num(e.ratio_ci95[0])}, ${num(e.ratio_ci95[1])}]` : 'n/a'} |`);
     }
   }
+}
 
+/** The pilot's accuracies and rewards. */
+function renderPilot(s: StudySummary, out: string[]): void {
   if (s.pilot) {
     out.push('', '## Pilot', '', '| policy | accuracy | items |', '| --- | ---: | ---: |');
     for (const [name, e] of Object.entries(s.pilot.eval)) out.push(`| ${name} | ${num(e.accuracy, 3)} | ${e.n} |`);
     out.push('', '| arm | reward per step |', '| --- | --- |');
     for (const [name, a] of Object.entries(s.pilot.arms)) out.push(`| ${name} | ${a.reward_per_step.map((r) => num(r, 3)).join(', ')} |`);
   }
+}
 
+/** The activation gate table and, on failure, the fallback. */
+function renderGate(s: StudySummary, out: string[]): void {
   if (s.gate) {
     out.push('', `## Activation gate: ${s.gate.passed ? 'PASSED' : 'FAILED'}`, '', '| metric | value | min | max | status |', '| --- | ---: | ---: | ---: | --- |');
     for (const c of s.gate.checks) out.push(`| ${c.metric} | ${num(c.value)} | ${num(c.min)} | ${num(c.max)} | ${c.status} |`);
@@ -98,19 +106,28 @@ export function renderReport(s: StudySummary): string {
       }
     }
   }
+}
 
+/** The arms' mean reward per step. */
+function renderArms(s: StudySummary, out: string[]): void {
   if (s.arms) {
     out.push('', '## Arms: mean reward per step', '');
     for (const [name, a] of Object.entries(s.arms)) {
       out.push(`- ${name} (\`${a.advantage}\`, ${a.steps} steps): ${a.reward_per_step.map((r) => num(r, 3)).join(', ')}`);
     }
   }
+}
 
+/** The eval accuracies. */
+function renderEval(s: StudySummary, out: string[]): void {
   if (s.eval) {
     out.push('', '## Eval (greedy)', '', '| arm | accuracy | items |', '| --- | ---: | ---: |');
     for (const [name, e] of Object.entries(s.eval)) out.push(`| ${name} | ${num(e.accuracy)} | ${e.n} |`);
   }
+}
 
+/** The paired decision and its plan. */
+function renderDecision(s: StudySummary, out: string[]): void {
   if (s.decision) {
     const d = s.decision;
     out.push(
@@ -134,6 +151,22 @@ export function renderReport(s: StudySummary): string {
       }
     }
   }
-  if (sim) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');
+}
+
+/**
+ * Renders report.md from a study summary. For the sim backend the report says, at the top and beside every
+ * figure table, that the numbers come from a simulation.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('out/report.md', renderReport(summary));
+ * ```
+ */
+export function renderReport(s: StudySummary): string {
+  const out: string[] = [];
+  for (const section of [renderHeader, renderPhases, renderPreflight, renderCalibration, renderPilot, renderGate, renderArms, renderEval, renderDecision]) {
+    section(s, out);
+  }
+  if (s.simulation) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');
   return out.join('\n') + '\n';
 }

@@ -1,0 +1,55 @@
+// The study's questions: GSM8K from its folder, or the built-in clustered set (sim backend only, no folder), with
+// the sha256 that identifies them in run.json.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
+import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../grading/gsm8k-data.js';
+import type { StudyOptions } from './options.js';
+import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
+import { usage } from './usage.js';
+
+/** The loaded questions of a study. */
+export interface StudyQuestions {
+  questions: SimQuestionSet;
+  dataDir: string | null;
+  train: Gsm8kItem[];
+  test: Gsm8kItem[];
+  dataSha256: string;
+}
+
+/** Rows of the built-in set as the study's items (`clustered_<split>_<index>` ids; reference answers parsed as GSM8K's). */
+function builtInItems(rows: readonly QuestionRow[], split: 'train' | 'test'): Gsm8kItem[] {
+  return rows.map((row, index) => ({
+    index,
+    id: `clustered_${split}_${index}`,
+    question: row.question,
+    answer: row.answer,
+    referenceAnswer: gsm8kReferenceAnswer(row.answer),
+  }));
+}
+
+/** The study's questions: GSM8K from its folder, or the built-in clustered set (sim backend only, no folder). */
+export function loadStudyQuestions(options: StudyOptions): StudyQuestions {
+  const questions = options.questions ?? 'gsm8k';
+  if (!(SIM_QUESTION_SETS as readonly string[]).includes(questions)) {
+    throw usage(`--sim-questions must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}, got ${JSON.stringify(questions)}`);
+  }
+  const hash = createHash('sha256');
+  if (questions === 'clustered') {
+    if (!options.backend.simulation) {
+      throw usage(`--sim-questions clustered applies to the simulated backend only, not --backend ${options.backend.name}`);
+    }
+    if (options.dataDir !== undefined) {
+      throw usage('--data-dir does not apply to --sim-questions clustered: the clustered question set is built in; drop one of them');
+    }
+    const set = clusteredQuestions();
+    hash.update(questionsJsonl(set.train)).update(questionsJsonl(set.test));
+    return { questions, dataDir: null, train: builtInItems(set.train, 'train'), test: builtInItems(set.test, 'test'), dataSha256: hash.digest('hex') };
+  }
+  const dataDir = resolveGsm8kDir(options.dataDir);
+  const train = loadGsm8k(dataDir, 'train');
+  const test = loadGsm8k(dataDir, 'test');
+  for (const split of ['train', 'test']) hash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
+  return { questions, dataDir, train, test, dataSha256: hash.digest('hex') };
+}

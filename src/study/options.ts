@@ -1,0 +1,46 @@
+// What runStudy takes and returns, and its progress events. Types only: the phases and the CLI share them
+// without importing the runner.
+import type { StudyBackend } from './backends/types.js';
+import type { SimQuestionSet } from './sim/questions.js';
+import type { StudySummary } from './summary.js';
+
+/** What {@link runStudy} needs. */
+export interface StudyOptions {
+  /** The spec file. */
+  readonly specPath: string;
+  /** The run folder. */
+  readonly dir: string;
+  readonly backend: StudyBackend;
+  /** The study seed (default 0). */
+  readonly seed?: number;
+  /** Continue a run in `dir` instead of refusing a non-empty folder. */
+  readonly resume?: boolean;
+  /** GSM8K folder (default: GSM8K_DIR); refused with `questions: 'clustered'`. */
+  readonly dataDir?: string;
+  /**
+   * The questions: `gsm8k` (default, read from `dataDir`) or `clustered`, the built-in templated set of
+   * `clusteredQuestions()` (a simulated backend only; docs/sim.md).
+   */
+  readonly questions?: SimQuestionSet;
+  /** Override every arm's steps (for quick runs; recorded in the summary). */
+  readonly steps?: number;
+  /** Evaluate only the first N test items in the eval phase (for quick runs; recorded). */
+  readonly evalLimit?: number;
+  /** Calibration batches and bootstrap replicates (defaults {@link STUDY_CALIBRATION}). */
+  readonly calibrationBatches?: number;
+  readonly calibrationBootstrap?: number;
+  /** Progress: a phase starts, advances, ends. */
+  readonly onPhase?: (event: PhaseEvent) => void;
+}
+
+/** Progress events for a terminal or a log. */
+export type PhaseEvent =
+  | { readonly kind: 'start'; readonly phase: string; readonly label: string }
+  | { readonly kind: 'progress'; readonly phase: string; readonly label: string; readonly done: number; readonly total: number }
+  | { readonly kind: 'end'; readonly phase: string; readonly line: string; readonly seconds: number };
+
+/** The outcome of {@link runStudy}: the exit code (0 done, 1 gate failed) and the summary. */
+export interface StudyOutcome {
+  readonly exitCode: 0 | 1;
+  readonly summary: StudySummary;
+}

@@ -1,0 +1,35 @@
+// Phase 7b (METHOD sections 5 and 8): the paired Hoeffding decision of the treatment against the baseline.
+import path from 'node:path';
+import { decide, decisionJson, planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
+import { readJsonl, writeJsonAtomic } from '../backends/files.js';
+import type { EvalRow } from '../backends/types.js';
+import type { StudyArm } from '../spec.js';
+import type { StudySummary } from '../summary.js';
+import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { fmt } from './figures.js';
+
+function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
+  return {
+    n: p.n,
+    alpha: p.alpha,
+    criteria: p.criteria.map((c) => ({ id: c.id, half_width: c.halfWidth, validates_above: c.validatesAbove, fails_below: c.failsBelow })),
+  };
+}
+
+async function run(ctx: PhaseContext): Promise<PhaseResult> {
+  const { spec, summary, treatment, baseline } = ctx;
+  const rows = (arm: StudyArm): EvalRow[] => readJsonl<EvalRow>(path.join(ctx.dir, 'eval', `${arm.name}.jsonl`));
+  const decision = decide(spec.decisionRule, rows(treatment), rows(baseline));
+  const plan = planDecision({ n: decision.n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria });
+  summary.comparison = { treatment: treatment.name, baseline: baseline.name };
+  summary.decision = decisionJson(decision);
+  summary.plan = planJson(plan);
+  writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan });
+  const c = decision.criteria[0];
+  return {
+    line: `${decision.verdict}${c ? ` (${c.id}: ${fmt(c.estimate)} in [${fmt(c.lower)}, ${fmt(c.upper)}], margin ${c.margin}, half-width ${fmt(c.halfWidth)})` : ''}`,
+  };
+}
+
+/** The decision phase: decision.json. */
+export const decisionPhase: StudyPhaseStep = { name: 'decision', run };

@@ -1,0 +1,114 @@
+// The inputs of a study run, checked before the run folder is touched: the options, the spec and its two arms,
+// the run's identity (run.json) and a fresh summary.json.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { RlAdvantagesError } from '../errors.js';
+import { VERSION } from '../version.js';
+import type { StudyQuestions } from './load-questions.js';
+import type { StudyOptions } from './options.js';
+import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
+import { STUDY_CALIBRATION, type StudySummary } from './summary.js';
+import { usage } from './usage.js';
+
+/** run.json: what must match for --resume to continue a run. */
+export type RunIdentity = {
+  format: 'rl-adv/study-run';
+  spec_sha256: string;
+  questions: StudyQuestions['questions'];
+  data_sha256: string;
+  seed: number;
+  backend: string;
+  backend_settings: Record<string, unknown>;
+  steps: number | null;
+  eval_limit: number | null;
+  calibration_batches: number;
+  calibration_bootstrap: number;
+  version: string;
+};
+
+/** Checks the numeric options; returns the study seed. */
+export function checkOptions(options: StudyOptions): number {
+  const seed = options.seed ?? 0;
+  if (!Number.isInteger(seed) || seed < 0) throw usage(`--seed must be an integer >= 0, got ${String(options.seed)}`);
+  if (options.steps !== undefined && !(Number.isInteger(options.steps) && options.steps >= 1)) {
+    throw usage(`--steps must be an integer >= 1, got ${String(options.steps)}`);
+  }
+  if (options.evalLimit !== undefined && !(Number.isInteger(options.evalLimit) && options.evalLimit >= 1)) {
+    throw usage(`--eval-limit must be an integer >= 1, got ${String(options.evalLimit)}`);
+  }
+  return seed;
+}
+
+/** Reads and parses the spec file. */
+export function readSpec(specPath: string): { specText: string; spec: StudySpec } {
+  let specText: string;
+  try {
+    specText = readFileSync(specPath, 'utf8');
+  } catch (error) {
+    throw usage(`--spec ${specPath} cannot be read: ${(error as Error).message}`, 'spec_not_found');
+  }
+  return { specText, spec: loadStudySpec(specText) };
+}
+
+/** The kernel (treatment) arm and the group_mean (baseline) arm of a two-arm spec. */
+export function studyArms(spec: StudySpec): { treatment: StudyArm; baseline: StudyArm } {
+  if (spec.arms.length !== 2) {
+    throw new RlAdvantagesError(`arms must hold exactly 2 arms (a baseline and a treatment) for rl-adv study, got ${spec.arms.length}`, {
+      code: 'invalid_spec',
+      field: 'arms',
+    });
+  }
+  const baseline = spec.arms.find((arm) => arm.advantage === 'group_mean') ?? (spec.arms[0] as StudyArm);
+  const treatment = spec.arms.find((arm) => arm !== baseline) as StudyArm;
+  return { treatment, baseline };
+}
+
+/** The arms' one seed (their shared data order); refuses arms with different seeds. */
+export function sharedArmSeed(spec: StudySpec): number {
+  const armSeeds = new Set(spec.arms.map((arm) => arm.seed ?? 0));
+  if (armSeeds.size !== 1) {
+    throw new RlAdvantagesError('arms must share one seed (the same data order for every arm)', { code: 'invalid_spec', field: 'arms' });
+  }
+  return [...armSeeds][0] as number;
+}
+
+/** run.json of a run. */
+export function runIdentity(options: StudyOptions, seed: number, specText: string, data: StudyQuestions): RunIdentity {
+  return {
+    format: 'rl-adv/study-run',
+    spec_sha256: createHash('sha256').update(specText).digest('hex'),
+    questions: data.questions,
+    data_sha256: data.dataSha256,
+    seed,
+    backend: options.backend.name,
+    backend_settings: options.backend.identity(),
+    steps: options.steps ?? null,
+    eval_limit: options.evalLimit ?? null,
+    calibration_batches: options.calibrationBatches ?? STUDY_CALIBRATION.batches,
+    calibration_bootstrap: options.calibrationBootstrap ?? STUDY_CALIBRATION.bootstrap,
+    version: VERSION,
+  };
+}
+
+/** summary.json before any phase has run. */
+export function initialSummary(options: StudyOptions, spec: StudySpec, specPath: string, identity: RunIdentity, data: StudyQuestions): StudySummary {
+  const title = typeof spec.raw.title === 'string' ? spec.raw.title : null;
+  return {
+    spec: { title, path: specPath, sha256: identity.spec_sha256 },
+    data: { questions: data.questions, dir: data.dataDir, train: data.train.length, test: data.test.length, sha256: identity.data_sha256 },
+    seed: identity.seed,
+    backend: options.backend.name,
+    simulation: options.backend.simulation,
+    backend_settings: options.backend.identity(),
+    version: VERSION,
+    options: {
+      steps: identity.steps,
+      eval_limit: identity.eval_limit,
+      calibration_batches: identity.calibration_batches,
+      calibration_bootstrap: identity.calibration_bootstrap,
+    },
+    phases: {},
+    calibration: null,
+    gate: null,
+  };
+}

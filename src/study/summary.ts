@@ -1,0 +1,73 @@
+// The study's artifact types (summary.json and its parts) and the protocol's fixed sizes: what the runner writes
+// and what report/ reads. Types and constants only, so a reader of a run folder never loads the runner.
+import type { DecisionJson } from '../stats/hoeffding.js';
+import type { PreflightCheck } from './backends/preflight.js';
+import type { GateJson } from './gate.js';
+import type { GateMetrics } from './gate-metrics.js';
+import type { SimQuestionSet } from './sim/questions.js';
+
+/** The phases, in order of work. */
+export const STUDY_PHASES = ['preflight', 'calibration', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
+export type StudyPhase = (typeof STUDY_PHASES)[number];
+
+/** Tasks in the calibration set (the last of the data order) and rollouts per task (METHOD section 8 step 3). */
+export const CALIBRATION_TASKS = 64;
+export const CALIBRATION_ROLLOUTS = 8;
+/** Pilot: steps per arm and eval items (METHOD section 8 step 4). */
+export const PILOT_STEPS = 3;
+export const PILOT_EVAL_ITEMS = 100;
+/** The study's calibration settings: the recipe's 20000 batches, but 100 bootstrap replicates (not 1000) to keep the study fast. */
+export const STUDY_CALIBRATION = Object.freeze({ batches: 20000, bootstrap: 100 });
+
+/** One phase in summary.json. */
+export interface PhaseRecord {
+  status: 'done' | 'failed' | 'stopped';
+  wall_seconds: number;
+  result: string;
+}
+
+/** summary.json. */
+export interface StudySummary {
+  spec: { title: string | null; path: string; sha256: string };
+  /**
+   * The question set (`gsm8k` or the built-in `clustered`), its folder (null for the built-in set), its row counts,
+   * and the sha256 of train.jsonl followed by test.jsonl (for the built-in set, of the JSON lines it would write).
+   */
+  data: { questions: SimQuestionSet; dir: string | null; train: number; test: number; sha256: string };
+  seed: number;
+  /** `sim` or `tinker`. */
+  backend: string;
+  /** True for the sim backend: its figures come from a simulation. */
+  simulation: boolean;
+  backend_settings: Record<string, unknown>;
+  version: string;
+  options: { steps: number | null; eval_limit: number | null; calibration_batches: number; calibration_bootstrap: number };
+  phases: Partial<Record<StudyPhase, PhaseRecord>>;
+  preflight?: { passed: boolean; checks: readonly (PreflightCheck | { id: string; passed: boolean; detail: string })[] };
+  calibration: CalibrationSummary | null;
+  pilot?: { arms: Record<string, { reward_per_step: number[] }>; eval: Record<string, { accuracy: number; n: number }> };
+  gate: GateJson | null;
+  gate_metrics?: GateMetrics;
+  fallback?: { estimator: string; ratio: number; ratio_ci95: readonly [number, number] | null; note: string };
+  arms?: Record<string, { advantage: string; steps: number; reward_per_step: number[] }>;
+  eval?: Record<string, { accuracy: number; n: number; file: string }>;
+  decision?: DecisionJson;
+  /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
+  comparison?: { treatment: string; baseline: string };
+  plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };
+  exit_code?: number;
+}
+
+/** The calibration figures summary.json keeps. */
+export interface CalibrationSummary {
+  tasks: number;
+  rollouts: number;
+  mean_reward: number;
+  sigma_eps2: number | null;
+  batch_size: number;
+  batches: number;
+  bootstrap: number;
+  seed: string | number;
+  reference: string;
+  estimators: Record<string, { mse_corrected: number; ratio: number; ratio_se: number; ratio_ci95: readonly [number, number] | null }>;
+}
