@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
-import type { StudySummary } from '../study/run.js';
+import type { StudySummary } from '../study/summary.js';
 import type { StudyArtifacts } from './study-html.js';
 
 function readRunFile(runDir: string, relative: string): string {

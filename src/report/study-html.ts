@@ -1,5 +1,5 @@
 // report.html of a study run: the charts a researcher would draw, built from the run's artifacts alone.
-import type { StudySummary } from '../study/run.js';
+import type { StudySummary } from '../study/summary.js';
 import { accuracyChartSpec, pairedTable, wilsonInterval } from './charts/accuracy.js';
 import { beffChartSpec } from './charts/beff.js';
 import { decisionChartSpec } from './charts/decision.js';
