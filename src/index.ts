@@ -115,6 +115,22 @@ export {
 } from './study/summary.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './study/options.js';
 export { renderReport } from './report/markdown.js';
+
+// Report: report.html and the charts
+export { writeStudyReports, type WrittenReports } from './report/write.js';
+export { readStudyArtifacts, parseEvalItems } from './report/artifacts.js';
+export { renderStudyHtml, gateBar, SIM_BANNER, type StudyArtifacts } from './report/study-html.js';
+export { calibrationPage, decisionPage, powerPage, kernelPage } from './report/pages.js';
+export type { CalibrationFigures, CalibrationEstimatorFigures, DecisionFigures } from './report/sections.js';
+export { renderHtmlPage, type HtmlPage, type HtmlSection } from './report/html.js';
+export { renderChartSvg, CHART_WIDTH, type VegaLiteSpec } from './report/charts/render.js';
+export { rewardChartSpec, rewardPoints, type ArmRewards, type RewardPoint } from './report/charts/reward.js';
+export { beffChartSpec, type BeffRatioRow } from './report/charts/beff.js';
+export { gateChartSpec, type GateCheckRow } from './report/charts/gate.js';
+export { decisionChartSpec, type DecisionCriterionRow } from './report/charts/decision.js';
+export { powerChartSpec, type PowerRow } from './report/charts/power.js';
+export { accuracyChartSpec, wilsonInterval, pairedTable, type ArmAccuracy, type PairedTable } from './report/charts/accuracy.js';
+export { kernelChartSpec, type KernelFamilyRow } from './report/charts/kernel.js';
 export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck } from './study/backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './study/backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './study/backends/preflight.js';

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Gsm8kItem } from '../grading/gsm8k-data.js';
 import { renderReport } from '../report/markdown.js';
+import { writeStudyReports } from '../report/write.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
 import { phaseEvents } from './events.js';
@@ -93,7 +94,8 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
  *
  * Artifacts in `dir`: run.json (the run's identity), preflight.json, calibration/calibration.jsonl and
  * calibration/beff.json, pilot/<arm>/advantages.jsonl, pilot/eval_<policy>.jsonl, gate.json, arms/<arm>/advantages.jsonl,
- * eval/<arm>.jsonl, decision.json, summary.json and report.md. Each is written atomically. When the activation gate
+ * eval/<arm>.jsonl, decision.json, summary.json, report.md and report.html (see `writeStudyReports`). Each is written
+ * atomically. When the activation gate
  * fails, `length_bucket_loo` is scored on the same calibration set, both are recorded, and the run stops with exit
  * code 1: the gate is never relaxed.
  *
@@ -135,5 +137,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   }
   summary.exit_code = exitCode;
   ctx.save();
+  // report.html is drawn once, at the end, from the artifacts just written (rl-adv report redraws it the same way).
+  await writeStudyReports(dir);
   return { exitCode, summary };
 }

@@ -100,7 +100,7 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
     onPhase: progressPrinter(io),
   });
   const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
-  io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md${backend.simulation ? ' (simulation)' : ''}\n`);
+  io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md and report.html${backend.simulation ? ' (simulation)' : ''}\n`);
   if (exitCode !== 0) throw new CliExit(EXIT_CODES.gateFailed);
 }
 
@@ -111,7 +111,7 @@ export function register(program: Command, io: CliIo): void {
     .summary('run the whole study (preflight, calibration, pilot, gate, arms, eval, decision) into a folder')
     .description(
       'Runs the protocol of docs/method.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
-        'into --out with summary.json and report.md. --backend sim (the default) is a SIMULATION on the real\n' +
+        'into --out with summary.json, report.md and report.html. --backend sim (the default) is a SIMULATION on the real\n' +
         'GSM8K questions or, with --sim-questions clustered, on a built-in set of templated question families\n' +
         '(docs/sim.md); --backend tinker runs the Tinker drivers of examples/tinker-cookbook\n' +
         '(needs TINKER_API_KEY and python3 with the pinned cookbook). --resume continues an interrupted run\n' +

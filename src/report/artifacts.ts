@@ -1,0 +1,77 @@
+// Reading a study run folder for its report: summary.json and the files it names, nothing recomputed.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { RlAdvantagesError } from '../errors.js';
+import type { StudySummary } from '../study/summary.js';
+import type { StudyArtifacts } from './study-html.js';
+
+function readRunFile(runDir: string, relative: string): string {
+  const file = path.join(runDir, relative);
+  if (!existsSync(file)) {
+    throw new RlAdvantagesError(`${file}: not found (summary.json names it; the run folder is incomplete)`, { code: 'missing_artifact', field: relative });
+  }
+  return readFileSync(file, 'utf8');
+}
+
+/**
+ * Per-item correctness from an eval file (one `{"item_id": string, "correct": boolean}` a line).
+ *
+ * @throws {@link RlAdvantagesError} (code `bad_artifact`) naming the file and line of a malformed row.
+ */
+export function parseEvalItems(text: string, file: string): Map<string, boolean> {
+  const items = new Map<string, boolean>();
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      throw new RlAdvantagesError(`${file}:${i + 1}: not a JSON object`, { code: 'bad_artifact', field: file, index: i + 1 });
+    }
+    const r = row as { item_id?: unknown; correct?: unknown };
+    if (typeof r.item_id !== 'string' || typeof r.correct !== 'boolean') {
+      throw new RlAdvantagesError(`${file}:${i + 1}: field "item_id" must be a string and "correct" a boolean`, {
+        code: 'bad_artifact',
+        field: typeof r.item_id !== 'string' ? 'item_id' : 'correct',
+        index: i + 1,
+      });
+    }
+    items.set(r.item_id, r.correct);
+  });
+  return items;
+}
+
+/**
+ * Reads what a study report is built from: `summary.json` of the run folder and the eval files it names.
+ *
+ * @param runDir - a folder written by `rl-adv study` (or `runStudy`).
+ * @throws {@link RlAdvantagesError} (code `not_a_run`) if the folder has no summary.json, (code
+ *   `missing_artifact`) if a file that summary.json names is absent, (code `bad_artifact`) for a malformed file.
+ * @example
+ * ```ts
+ * const artifacts = readStudyArtifacts('runs/sim');
+ * artifacts.summary.gate?.passed; // false for the default sim run
+ * ```
+ */
+export function readStudyArtifacts(runDir: string): StudyArtifacts {
+  const summaryFile = path.join(runDir, 'summary.json');
+  if (!existsSync(summaryFile)) {
+    throw new RlAdvantagesError(`${runDir}: no summary.json here, so it is not a study run folder (rl-adv study --out writes one)`, {
+      code: 'not_a_run',
+      field: 'RUN_DIR',
+    });
+  }
+  let summary: StudySummary;
+  try {
+    summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as StudySummary;
+  } catch (error) {
+    throw new RlAdvantagesError(`${summaryFile}: not valid JSON (${(error as Error).message})`, { code: 'bad_artifact', field: 'summary.json' });
+  }
+  const files = ['summary.json'];
+  const evalItems = new Map<string, Map<string, boolean>>();
+  for (const [arm, e] of Object.entries(summary.eval ?? {})) {
+    evalItems.set(arm, parseEvalItems(readRunFile(runDir, e.file), e.file));
+    files.push(e.file);
+  }
+  return { summary, evalItems, files };
+}

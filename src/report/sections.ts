@@ -1,0 +1,175 @@
+// The report's sections (a chart, its caption and the table beside it), from plain data: shared by a study's
+// report.html and the one-chart pages of calibrate, decide, plan and tune-kernel.
+import { accuracyChartSpec, pairedTable, wilsonInterval, type ArmAccuracy } from './charts/accuracy.js';
+import { beffChartSpec, type BeffRatioRow } from './charts/beff.js';
+import { decisionChartSpec, type DecisionCriterionRow } from './charts/decision.js';
+import { formatNumber, gateChartSpec, type GateCheckRow } from './charts/gate.js';
+import { kernelChartSpec, type KernelFamilyRow } from './charts/kernel.js';
+import { powerChartSpec, type PowerRow } from './charts/power.js';
+import { renderChartSvg } from './charts/render.js';
+import { rewardChartSpec, type ArmRewards } from './charts/reward.js';
+import { escapeHtml, figureHtml, tableHtml, type HtmlSection } from './html.js';
+
+/** A number as the tables print it (4 decimals, integers plainly), `n/a` when absent. */
+export const f4 = (x: number | null | undefined): string => (typeof x === 'number' && Number.isFinite(x) ? formatNumber(x) : 'n/a');
+
+/** Chart 1 with its caption. */
+export async function rewardSection(arms: readonly ArmRewards[]): Promise<HtmlSection | null> {
+  const logged = arms.filter((a) => a.rewardPerStep.length > 0);
+  if (logged.length === 0) return null;
+  const svg = await renderChartSvg(rewardChartSpec(logged), 'Mean reward per training step for each arm');
+  return {
+    id: 'rewards',
+    heading: 'Reward per step',
+    body: figureHtml(svg, 'Each point is one step’s mean reward over its rollouts; the line is the running mean of steps 1..s.'),
+  };
+}
+
+/** One scored estimator of a calibration, as summary.json and `calibrate --json` both hold it. */
+export interface CalibrationEstimatorFigures {
+  readonly mse_corrected: number;
+  readonly ratio: number;
+  readonly ratio_se: number;
+  readonly ratio_ci95: readonly [number, number] | null;
+}
+
+/** What the B_eff section reads of a calibration (summary.json's `calibration`, or `calibrate --json`). */
+export interface CalibrationFigures {
+  readonly tasks: number;
+  readonly rollouts: number;
+  readonly mean_reward: number;
+  readonly sigma_eps2: number | null;
+  readonly batch_size: number;
+  readonly batches: number;
+  readonly reference: string;
+  readonly interval_method?: string;
+  readonly estimators: Readonly<Record<string, CalibrationEstimatorFigures>>;
+}
+
+/**
+ * Chart 2 with the calibration's table.
+ *
+ * @param c - the calibration figures.
+ * @param bar - the gate's bar, or null.
+ * @param extra - further rows to plot (e.g. the fallback scored after a failed gate).
+ */
+export async function calibrationSection(c: CalibrationFigures, bar: number | null, extra: readonly BeffRatioRow[] = []): Promise<HtmlSection> {
+  const rows: BeffRatioRow[] = Object.entries(c.estimators).map(([estimator, e]) => ({ estimator, ratio: e.ratio, ci95: e.ratio_ci95 }));
+  rows.push(...extra.filter((x) => !(x.estimator in c.estimators)));
+  const spec = beffChartSpec(rows, { bar, reference: c.reference, ...(c.interval_method ? { intervalMethod: c.interval_method } : {}) });
+  const svg = await renderChartSvg(spec, 'B_eff ratio of every estimator scored');
+  const interval = c.interval_method ? `95% interval (${c.interval_method})` : '95% interval';
+  const table = tableHtml(
+    ['estimator', 'MSE corrected', 'B_eff ratio', 'MC s.e.', interval],
+    Object.entries(c.estimators).map(([name, e]) => [
+      name,
+      f4(e.mse_corrected),
+      f4(e.ratio),
+      f4(e.ratio_se),
+      e.ratio_ci95 ? `[${f4(e.ratio_ci95[0])}, ${f4(e.ratio_ci95[1])}]` : 'n/a',
+    ]),
+    [1, 2, 3],
+  );
+  const text =
+    `<p>${c.tasks} calibration tasks, ${c.rollouts} rollouts; mean reward ${f4(c.mean_reward)}, ` +
+    `sigma_eps^2 ${f4(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches (docs/method.md section 4).</p>`;
+  const caption = `Ratio above 1: the estimator predicts per-task difficulty better than ${c.reference}.` + (bar === null ? '' : ' The gate needs the kernel at or above the dashed bar.');
+  return { id: 'calibration', heading: 'B_eff calibration', body: text + figureHtml(svg, caption) + table };
+}
+
+/** Chart 3 with the verdict. */
+export async function gateSection(gate: { readonly passed: boolean; readonly checks: readonly GateCheckRow[] }): Promise<HtmlSection> {
+  const svg = await renderChartSvg(gateChartSpec(gate.checks), 'The activation gate, one strip per check');
+  const verdict = gate.passed
+    ? '<p class="pass">The gate PASSED: every check is within its bounds.</p>'
+    : '<p class="fail">The gate FAILED: the run stopped before full training; the gate is never relaxed.</p>';
+  return { id: 'gate', heading: 'Activation gate', body: verdict + figureHtml(svg, 'Green band: the allowed range (bounds inclusive). Green dot: within it; red cross: outside; no mark: missing (fails).') };
+}
+
+/** What the decision section reads (summary.json's `decision`, `decide --json`). */
+export interface DecisionFigures {
+  readonly method: string;
+  readonly alpha: number;
+  readonly n: number;
+  readonly verdict: string;
+  readonly criteria: readonly DecisionCriterionRow[];
+}
+
+/**
+ * Chart 4 with a line naming the method and the arms.
+ *
+ * @param d - the decision.
+ * @param comparison - which arm is the treatment and which the baseline, when known.
+ */
+export async function decisionSection(d: DecisionFigures, comparison?: { readonly treatment: string; readonly baseline: string }): Promise<HtmlSection> {
+  const svg = await renderChartSvg(decisionChartSpec(d.criteria, d.method), 'The paired decision: interval for the difference against the margin');
+  const who = comparison ? `treatment ${comparison.treatment} vs baseline ${comparison.baseline}, ` : '';
+  const table = tableHtml(
+    ['criterion', 'estimate', 'interval', 'margin', 'verdict'],
+    d.criteria.map((c) => [c.id, f4(c.estimate), `[${f4(c.lower)}, ${f4(c.upper)}]`, String(c.margin), c.verdict]),
+    [1, 3],
+  );
+  return {
+    id: 'decision',
+    heading: `Decision: ${d.verdict}`,
+    body:
+      `<p>${escapeHtml(`${d.method}, ${who}n = ${d.n}, alpha = ${d.alpha} (docs/method.md section 5).`)}</p>` +
+      figureHtml(svg, 'Validated only if the whole interval lies right of the margin; failed only if it lies wholly left of it; otherwise inconclusive.') +
+      table,
+  };
+}
+
+/** Chart 5. */
+export async function powerSection(power: readonly PowerRow[], margin: number | null): Promise<HtmlSection | null> {
+  if (power.length === 0) return null;
+  const svg = await renderChartSvg(powerChartSpec(power, margin), 'What this design can conclude');
+  return {
+    id: 'power',
+    heading: 'What this design can conclude',
+    body: figureHtml(svg, 'Probability that the study validates (solid) or fails (dashed) at each true difference, for this n and alpha.'),
+  };
+}
+
+/**
+ * Chart 6, the accuracy table and, when both arms' items are given, the paired 2x2 table.
+ *
+ * @param arms - each arm's correct count and items.
+ * @param paired - the treatment's and the baseline's per-item correctness, with their names.
+ */
+export async function evalSection(
+  arms: readonly ArmAccuracy[],
+  paired?: { readonly treatment: string; readonly baseline: string; readonly t: ReadonlyMap<string, boolean>; readonly b: ReadonlyMap<string, boolean> },
+): Promise<HtmlSection> {
+  const svg = await renderChartSvg(accuracyChartSpec(arms), 'Eval accuracy per arm');
+  const rows = arms.map((x) => {
+    const [lo, hi] = wilsonInterval(x.correct, x.n);
+    return [x.arm, String(x.correct), String(x.n), f4(x.correct / x.n), `[${f4(lo)}, ${f4(hi)}]`];
+  });
+  let body = figureHtml(svg, 'Greedy accuracy on the test items; bars are 95% Wilson intervals of each arm alone (docs/method.md section 10; the decision uses the paired interval).');
+  body += tableHtml(['arm', 'correct', 'items', 'accuracy', '95% Wilson interval'], rows, [1, 2, 3]);
+  if (paired) {
+    const p = pairedTable(paired.t, paired.b);
+    body +=
+      '<p>Paired outcomes on the same items (the discordant cells drive the decision):</p>' +
+      tableHtml(
+        ['', `${paired.baseline} correct`, `${paired.baseline} wrong`],
+        [
+          [`${paired.treatment} correct`, String(p.bothCorrect), String(p.treatmentOnly)],
+          [`${paired.treatment} wrong`, String(p.baselineOnly), String(p.bothWrong)],
+        ],
+        [1, 2],
+      );
+  }
+  return { id: 'eval', heading: 'Eval', body };
+}
+
+/** Chart 7. */
+export async function kernelSection(rows: readonly KernelFamilyRow[], bar: number | null): Promise<HtmlSection | null> {
+  if (rows.length === 0) return null;
+  const svg = await renderChartSvg(kernelChartSpec(rows, bar), 'Kernel tuning: tuning vs held-out ratio per family');
+  return {
+    id: 'kernel',
+    heading: 'Kernel tuning',
+    body: figureHtml(svg, 'Hollow: the ratio on the tuning tasks that chose the kernel; filled: on held-out tasks (the honest figure). The gap is the selection bias.'),
+  };
+}

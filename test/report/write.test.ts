@@ -1,0 +1,73 @@
+// report.md and report.html: written by every study run, and rebuilt bit for bit from the artifacts alone.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RlAdvantagesError } from '../../src/errors.js';
+import { readStudyArtifacts } from '../../src/report/artifacts.js';
+import { writeStudyReports } from '../../src/report/write.js';
+import { runStudy } from '../../src/study/run.js';
+import { createSimBackend } from '../../src/study/sim/backend.js';
+import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
+import { rlAdv } from '../cli/run.js';
+import { sharedDir } from '../helpers/paths.js';
+
+const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
+let failed: string;
+let decided: string;
+
+beforeAll(async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'rl-adv-report-write-'));
+  failed = path.join(root, 'failed');
+  decided = path.join(root, 'decided');
+  const quick = { calibrationBatches: 1000, calibrationBootstrap: 10, questions: 'clustered' as const };
+  await runStudy({ specPath, dir: failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
+  await runStudy({ specPath, dir: decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 4, evalLimit: 200, ...quick });
+}, 120_000);
+
+describe('study reports', () => {
+  it('a gate-failing run has report.html with the reward, B_eff (fallback included) and gate charts, no decision', () => {
+    const html = readFileSync(path.join(failed, 'report.html'), 'utf8');
+    expect(html).toContain('aria-label="B_eff ratio of every estimator scored"');
+    expect(html).toContain('length_bucket_loo (fallback)');
+    expect(html).toContain('The gate FAILED');
+    expect(html).not.toContain('aria-label="The paired decision');
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it('rl-adv report RUN_DIR rebuilds report.md and report.html bit for bit from the artifacts', () => {
+    for (const dir of [failed, decided]) {
+      const before = ['report.md', 'report.html'].map((f) => readFileSync(path.join(dir, f)));
+      rmSync(path.join(dir, 'report.md'));
+      rmSync(path.join(dir, 'report.html'));
+      const run = rlAdv(['report', dir]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`wrote ${path.join(dir, 'report.md')}\nwrote ${path.join(dir, 'report.html')}\n`);
+      const after = ['report.md', 'report.html'].map((f) => readFileSync(path.join(dir, f)));
+      expect(after[0]?.equals(before[0] as Buffer)).toBe(true);
+      expect(after[1]?.equals(before[1] as Buffer)).toBe(true);
+    }
+  });
+
+  it('every figure in the eval table and the 2x2 table is traced to the run files', () => {
+    const artifacts = readStudyArtifacts(decided);
+    expect(artifacts.files).toEqual(expect.arrayContaining(['summary.json', ...Object.values(artifacts.summary.eval ?? {}).map((e) => e.file)]));
+    const html = readFileSync(path.join(decided, 'report.html'), 'utf8');
+    const items = [...(artifacts.evalItems.values())];
+    const correct = items.map((m) => [...m.values()].filter(Boolean).length);
+    for (const [i, arm] of Object.keys(artifacts.summary.eval ?? {}).entries()) {
+      expect(html).toContain(`<td>${arm}</td><td class="num">${correct[i]}</td><td class="num">200</td>`);
+    }
+  });
+
+  it('refuses a folder that is not a study run (exit 2, names the folder), and a run missing a file summary.json names', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'rl-adv-report-empty-'));
+    const run = rlAdv(['report', empty]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${empty}: no summary.json here, so it is not a study run folder`);
+    rmSync(path.join(decided, 'eval', Object.keys(readStudyArtifacts(decided).summary.eval ?? {})[0] + '.jsonl'));
+    await expect(writeStudyReports(decided)).rejects.toThrow(RlAdvantagesError);
+    expect(existsSync(path.join(decided, 'report.html'))).toBe(true);
+  });
+});
