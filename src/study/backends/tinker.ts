@@ -28,6 +28,43 @@ function unavailable(message: string): RlAdvantagesError {
   return new RlAdvantagesError(`--backend tinker: ${message}`, { code: 'tinker_unavailable', field: 'backend' });
 }
 
+/** What the study reads of `preflight_tinker.json` (written by examples/tinker-cookbook/preflight.py). */
+interface PreflightReport {
+  readonly passed?: unknown;
+  readonly checks?: Record<string, { readonly passed?: unknown; readonly max_abs_error?: unknown; readonly max_self_weight?: unknown }>;
+}
+
+/** True when `file` holds a whole preflight report that says it failed (the driver's exit 1 after writing it). */
+function completedFailedReport(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as PreflightReport;
+    return report.passed === false && typeof report.checks === 'object' && report.checks !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The study's checks from the driver's report: one per driver check (its max abs error or self-weight in the detail),
+ * and a failing `tinker:preflight` check whenever the report as a whole did not pass but no single check says so.
+ */
+export function preflightChecks(report: PreflightReport): { id: string; passed: boolean; detail: string }[] {
+  const checks = Object.entries(report.checks ?? {}).map(([id, check]) => {
+    const figure =
+      typeof check.max_abs_error === 'number'
+        ? `max abs error ${check.max_abs_error.toExponential(3)}`
+        : typeof check.max_self_weight === 'number'
+          ? `max self-weight ${check.max_self_weight}`
+          : 'no figure';
+    return { id: `tinker:${id}`, passed: check.passed === true, detail: `examples/tinker-cookbook/preflight.py: ${figure}` };
+  });
+  if (report.passed !== true && checks.every((c) => c.passed)) {
+    checks.push({ id: 'tinker:preflight', passed: false, detail: `preflight.py reported passed = ${JSON.stringify(report.passed ?? null)}` });
+  }
+  return checks;
+}
+
 function defaultDriversDir(): string {
   const entry = process.argv[1] ?? '.';
   return path.resolve(path.dirname(entry), '..', 'examples', 'tinker-cookbook');
@@ -102,17 +139,16 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
     async preflight(ctx: StudyContext): Promise<readonly BackendCheck[]> {
       const out = path.join(ctx.dir, 'preflight_tinker.json');
       if (!existsSync(out)) {
-        await runDriver(ctx, 'preflight.py', ['--out', partial(out), ...common(ctx)], 'preflight');
+        try {
+          await runDriver(ctx, 'preflight.py', ['--out', partial(out), ...common(ctx)], 'preflight');
+        } catch (error) {
+          // Exit 1 with a whole report is a preflight whose checks failed: keep the report so the study records
+          // the failure check by check (and stops), instead of losing it with the driver's error.
+          if (!completedFailedReport(partial(out))) throw error;
+        }
         renameSync(partial(out), out);
       }
-      const report = readJson<{ passed?: unknown; checks?: Record<string, { passed?: unknown }> }>(out);
-      const checks = Object.entries(report.checks ?? {}).map(([id, check]) => ({
-        id: `tinker:${id}`,
-        passed: check.passed === true,
-        detail: 'examples/tinker-cookbook/preflight.py',
-      }));
-      if (checks.length === 0) checks.push({ id: 'tinker:preflight', passed: report.passed === true, detail: 'preflight.py report has no checks' });
-      return checks;
+      return preflightChecks(readJson<PreflightReport>(out));
     },
 
     async sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]> {
