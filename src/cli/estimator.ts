@@ -34,3 +34,31 @@ export function needsVectorizer(name: string): boolean {
     return false;
   }
 }
+
+/** A batch field an estimator may read beyond the rewards. */
+export type BatchField = 'prompts' | 'groupIds' | 'features';
+
+/** The batch fields each base name reads; a base not listed here is given every field the input has. */
+const FIELDS_USED: Readonly<Record<string, readonly BatchField[]>> = {
+  loo_batch_mean: [],
+  group_mean: ['groupIds'],
+  group_mean_std: ['groupIds'],
+  rloo: ['groupIds'],
+  tfidf_kernel_loo: ['prompts'],
+  length_bucket_loo: ['prompts'],
+  kernel_loo: ['features'],
+};
+
+/**
+ * The batch fields the estimator `name` reads, so a command can ignore the others (the CLI's rule:
+ * fields a command does not use are ignored). Every field for a name this table does not know.
+ */
+export function fieldsUsed(name: string): ReadonlySet<BatchField> {
+  let base: string;
+  try {
+    base = parseEstimatorName(name).base;
+  } catch {
+    base = '';
+  }
+  return new Set(FIELDS_USED[base] ?? ['prompts', 'groupIds', 'features']);
+}

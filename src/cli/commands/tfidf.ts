@@ -1,7 +1,7 @@
 // rl-adv tfidf fit: fit the prompt vectorizer once and save it, so later commands load it instead
 // of refitting (and every run uses the very same vocabulary and idf).
 import type { Command } from 'commander';
-import { loadVectorizer, STDIO, writeText } from '../io.js';
+import { loadVectorizer, refuseToOverwrite, STDIO, writeText } from '../io.js';
 import { withExamples, type CliIo } from '../core.js';
 
 interface FitOptions {
@@ -11,6 +11,7 @@ interface FitOptions {
 }
 
 async function fit(options: FitOptions, io: CliIo): Promise<void> {
+  await refuseToOverwrite(options.corpus, '--corpus', options.out, '--out');
   const vectorizer = await loadVectorizer({ corpus: options.corpus, corpusField: options.corpusField }, io);
   if (vectorizer === undefined) return; // unreachable: --corpus is required
   await writeText(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out');
