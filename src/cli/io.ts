@@ -99,7 +99,7 @@ export async function refuseToOverwrite(input: string, inputOption: string, outp
 /** V8's JSON.parse message without the echo of the input it appends (which can be a whole line). */
 function jsonMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const echo = /^(.*?), ".*" is not valid JSON$/s.exec(message);
+  const echo = /^(.*?), ".*"(?:\.\.\.)? is not valid JSON$/s.exec(message);
   return echo?.[1] ?? message;
 }
 
@@ -327,11 +327,20 @@ export async function loadVectorizer(options: VectorizerOptions, io: CliIo): Pro
   if (options.vectorizer !== undefined) {
     const file = options.vectorizer;
     const text = await readText(file, io, '--vectorizer');
-    const json = parseJson(text, file);
+    // A corpus given where a saved vectorizer belongs is the likely mistake behind a file that is not one.
+    const hint = `; --vectorizer takes a vectorizer saved by "rl-adv tfidf fit": to fit on this file, give it as --corpus ${file}`;
+    let json: unknown;
+    try {
+      json = parseJson(text, file);
+    } catch (error) {
+      if (error instanceof CliUsageError) throw new CliUsageError(error.message + hint);
+      throw error;
+    }
     try {
       return TfidfVectorizer.fromJSON(json as Parameters<typeof TfidfVectorizer.fromJSON>[0]);
     } catch (error) {
       if (!(error instanceof RlAdvantagesError)) throw error;
+      if (error.field === 'format') throw inputError(file, lineOfPath(text, 'format'), 'format', error.message.replace(/^format /, '') + hint);
       if (error.field === undefined) throw inputError(file, undefined, undefined, error.message);
       // fromJSON says e.g. "idf[3] must be a finite number": the field goes in front, the rest is the message.
       const field = error.index === undefined ? error.field : `${error.field}[${error.index}]`;
