@@ -31,7 +31,7 @@ class BadRequest extends Error {
 }
 
 /** A bare NaN / Infinity / -Infinity token (tested on the line with its strings emptied): Python's json.dumps writes them by default. */
-const NON_FINITE = /(?:^|[\[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
+const NON_FINITE = /(?:^|[[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
 
 /** The first `"id": <number or string>` of a line that is not valid JSON, or null. */
 export function idOfBrokenLine(line: string): RequestId | null {
