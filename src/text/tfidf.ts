@@ -278,7 +278,7 @@ export class TfidfVectorizer {
           ? 'a token is two or more word characters (letters, digits or _: scikit-learn\'s token_pattern (?u)\\b\\w\\w+\\b), ' +
             'so one-letter words, single digits and punctuation give none'
           : `the tokenizer ${JSON.stringify(resolved.tokenizer.name)} returned no token for any document`;
-      throw new RlAdvantagesError(`corpus has ${index} documents but no tokens (empty vocabulary): ${why}`, {
+      throw new RlAdvantagesError(`corpus has ${index} document${index === 1 ? '' : 's'} but no tokens (empty vocabulary): ${why}`, {
         code: 'empty_vocabulary',
         field: 'corpus',
       });

@@ -188,7 +188,7 @@ describe('TfidfVectorizer bad input', () => {
     );
     const none = { name: 'none', tokenize: (): string[] => [] };
     expect(() => TfidfVectorizer.fit(['plenty of words'], { tokenizer: none })).toThrow(
-      'corpus has 1 documents but no tokens (empty vocabulary): the tokenizer "none" returned no token for any document',
+      'corpus has 1 document but no tokens (empty vocabulary): the tokenizer "none" returned no token for any document',
     );
   });
 

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { ESTIMATOR_NAMES, parseEstimatorName } from '../../estimators/registry.js';
 import type { Batch, Estimator, EstimatorResult } from '../../estimators/types.js';
+import { plural } from '../format.js';
 import { cliEstimator, fieldsUsed, type BatchField } from '../estimator.js';
 import { atRow, displayName, loadVectorizer, readJsonl, refuseToOverwrite, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
@@ -94,7 +95,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   }
   await writeText(options.output, lines.join('\n') + '\n', io, '--output');
   if (options.output !== STDIO) {
-    io.stderr.write(`rl-adv: wrote ${rows.length} advantages (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
+    io.stderr.write(`rl-adv: wrote ${plural(rows.length, 'advantage')} (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
   }
 }
 

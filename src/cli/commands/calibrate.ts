@@ -5,7 +5,7 @@ import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type Calibra
 import { RlAdvantagesError } from '../../errors.js';
 import { parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
-import { num, table } from '../format.js';
+import { num, plural, table } from '../format.js';
 import { atRow, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
 import { addVectorizerOptions, integerOption, listOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
@@ -83,7 +83,7 @@ export function calibrationText(c: BeffCalibration): string {
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
   ]);
   return (
-    `B_eff calibration (docs/method.md section 4): ${c.tasks} tasks, ${c.rollouts} rollouts, ${mode}\n` +
+    `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches, ${bootstrap}, seed ${JSON.stringify(c.seed)}\n\n` +
     table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'

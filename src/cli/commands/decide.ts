@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { decide, decisionJson, type Decision, type PairedItem } from '../../stats/hoeffding.js';
-import { num, signed, table } from '../format.js';
+import { num, plural, signed, table } from '../format.js';
 import { inputError, readJsonl, type Row } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
@@ -70,7 +70,7 @@ function checkPairs(a: Arm, b: Arm): void {
     const unpaired = from.items.map((item, i) => [item, i] as const).filter(([item]) => !ids.has(String(item.item_id)));
     const first = unpaired[0];
     if (first !== undefined) {
-      const more = unpaired.length > 1 ? ` (and ${unpaired.length - 1} more item(s) of ${from.file})` : '';
+      const more = unpaired.length > 1 ? ` (and ${plural(unpaired.length - 1, 'more item')} of ${from.file})` : '';
       throw inputError(
         from.file,
         from.rows[first[1]]?.line,
@@ -86,7 +86,7 @@ function checkPairs(a: Arm, b: Arm): void {
 export function decisionText(d: Decision): string {
   const k = d.comparisons;
   const head =
-    `paired Hoeffding decision: n = ${d.n} paired items, alpha = ${d.alpha}` +
+    `paired Hoeffding decision: n = ${plural(d.n, 'paired item')}, alpha = ${d.alpha}` +
     (k > 1 ? `, ${k} criteria (Bonferroni: alpha/${k} each)` : ', 1 criterion') +
     '\n\n';
   const rows = d.criteria.map((c) => [

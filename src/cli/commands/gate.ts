@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { evaluateGate, gateJson, type GateResult } from '../../study/gate.js';
-import { num, table } from '../format.js';
+import { num, plural, table } from '../format.js';
 import { inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
@@ -40,8 +40,8 @@ export function gateText(result: GateResult): string {
   const rows = result.checks.map((c) => [c.metric, num(c.value), num(c.min), num(c.max), c.status, c.reason]);
   const failed = result.checks.filter((c) => c.status !== 'pass');
   const verdict = result.passed
-    ? `activation gate: PASSED (all ${result.checks.length} checks)`
-    : `activation gate: FAILED (${failed.length} of ${result.checks.length} checks did not pass: ${failed.map((c) => c.metric).join(', ')})`;
+    ? `activation gate: PASSED (all ${plural(result.checks.length, 'check')})`
+    : `activation gate: FAILED (${failed.length} of ${plural(result.checks.length, 'check')} did not pass: ${failed.map((c) => c.metric).join(', ')})`;
   const note = result.applicable ? '' : 'note: the spec marks the activation gate as not applicable\n';
   return table(['metric', 'value', 'min', 'max', 'status', 'reason'], rows) + '\n' + note + verdict + '\n';
 }

@@ -1,6 +1,7 @@
 // rl-adv tfidf fit: fit the prompt vectorizer once and save it, so later commands load it instead
 // of refitting (and every run uses the very same vocabulary and idf).
 import type { Command } from 'commander';
+import { plural } from '../format.js';
 import { loadVectorizer, refuseToOverwrite, STDIO, writeText } from '../io.js';
 import { withExamples, type CliIo } from '../core.js';
 
@@ -17,7 +18,7 @@ async function fit(options: FitOptions, io: CliIo): Promise<void> {
   await writeText(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out');
   if (options.out !== STDIO) {
     io.stderr.write(
-      `rl-adv: fitted on ${vectorizer.documents} documents, ${vectorizer.vocabulary.size} terms; saved to ${options.out}\n`,
+      `rl-adv: fitted on ${plural(vectorizer.documents, 'document')}, ${plural(vectorizer.vocabulary.size, 'term')}; saved to ${options.out}\n`,
     );
   }
 }
