@@ -82,23 +82,42 @@ function checkPairs(a: Arm, b: Arm): void {
 }
 
 
-/** The readable form. */
-export function decisionText(d: Decision): string {
+/** Each arm's mean of a criterion's metric (its accuracy for `correct` rows), shown beside the difference. */
+export interface ArmMeans {
+  readonly treatment: number;
+  readonly baseline: number;
+}
+
+/** The mean over an arm's items of `metric`: `correct` counts 1 or 0, `score` itself, `metrics` its entry. */
+export function armMean(items: readonly PairedItem[], metric: string): number {
+  let total = 0;
+  for (const item of items) {
+    const i = item as { correct?: boolean; score?: number; metrics?: Record<string, number> };
+    total += i.metrics !== undefined ? (i.metrics[metric] as number) : i.score !== undefined ? i.score : i.correct === true ? 1 : 0;
+  }
+  return total / items.length;
+}
+
+/** The readable form; `means` (by criterion id) adds each arm's mean beside the difference. */
+export function decisionText(d: Decision, means: Readonly<Record<string, ArmMeans>> = {}): string {
   const k = d.comparisons;
   const head =
     `paired Hoeffding decision: n = ${plural(d.n, 'paired item')}, alpha = ${d.alpha}` +
     (k > 1 ? `, ${k} criteria (Bonferroni: alpha/${k} each)` : ', 1 criterion') +
     '\n\n';
+  const shown = d.criteria.every((c) => Object.hasOwn(means, c.id));
   const rows = d.criteria.map((c) => [
     c.id,
     c.metric,
+    ...(shown ? [num(means[c.id]?.treatment), num(means[c.id]?.baseline)] : []),
     signed(c.estimate),
     `±${num(c.halfWidth)}`,
     `[${signed(c.lower)}, ${signed(c.upper)}]`,
     signed(c.margin),
     c.verdict,
   ]);
-  return head + table(['criterion', 'metric', 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n`;
+  const arms = shown ? ['treatment', 'baseline'] : [];
+  return head + table(['criterion', 'metric', ...arms, 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n`;
 }
 
 async function run(options: DecideOptions, io: CliIo): Promise<void> {
@@ -117,7 +136,9 @@ async function run(options: DecideOptions, io: CliIo): Promise<void> {
     const line = error.index === undefined ? undefined : arm.rows[error.index]?.line;
     throw inputError(arm.file, line, undefined, error.message);
   }
-  io.stdout.write(options.json === true ? JSON.stringify(decisionJson(decision), null, 2) + '\n' : decisionText(decision));
+  const means: Record<string, ArmMeans> = {};
+  for (const c of decision.criteria) means[c.id] = { treatment: armMean(treatment.items, c.metric), baseline: armMean(baseline.items, c.metric) };
+  io.stdout.write(options.json === true ? JSON.stringify(decisionJson(decision), null, 2) + '\n' : decisionText(decision, means));
 }
 
 /** Registers `rl-adv decide`. */
