@@ -6,8 +6,8 @@ import { RlAdvantagesError } from '../../errors.js';
 import { parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
 import { num, plural, table } from '../format.js';
-import { atRow, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
-import { addVectorizerOptions, integerOption, listOption } from '../options.js';
+import { atRow, displayName, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
+import { addVectorizerOptions, flagNames, integerOption, listOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
 interface CalibrateOptions {
@@ -143,13 +143,8 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
       throw error;
     }
   }
-  const kernels = names.filter(needsVectorizer);
-  if (kernels.length > 0 && options.corpus === undefined && options.vectorizer === undefined) {
-    throw new CliUsageError(
-      `${kernels.join(', ')} weigh${kernels.length === 1 ? 's' : ''} rollouts by prompt similarity: give --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
-    );
-  }
-  const vectorizer = await loadVectorizer(options, io);
+  // The input is read and checked first: a bad row or too few tasks is reported before a corpus is
+  // asked for or fitted.
   const file = options.input;
   const rows = await readJsonl(file, io, '--input');
   const lineOf = (i: number) => rows[i]?.line;
@@ -163,6 +158,19 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   // Task k's first row, for errors the calibration raises about task k.
   const firstLine = new Map<string, number>();
   for (const row of rows) if (!firstLine.has(row.value.task_id as string)) firstLine.set(row.value.task_id as string, row.line);
+  if (options.batchSize > tasks.length) {
+    throw new CliUsageError(
+      `--batch-size ${options.batchSize} exceeds the number of tasks (${tasks.length}) in ${displayName(file)}; a batch holds ` +
+        `B distinct tasks, so give --batch-size ${tasks.length} or less, or more tasks`,
+    );
+  }
+  const kernels = names.filter(needsVectorizer);
+  if (kernels.length > 0 && options.corpus === undefined && options.vectorizer === undefined) {
+    throw new CliUsageError(
+      `${kernels.join(', ')} weigh${kernels.length === 1 ? 's' : ''} rollouts by prompt similarity: give --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
+    );
+  }
+  const vectorizer = await loadVectorizer(options, io);
 
   const bar = progress(io);
   const calibrateOptions: CalibrateBeffOptions = {
@@ -183,7 +191,11 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   } catch (error) {
     if (!(error instanceof RlAdvantagesError)) throw error;
     const option = error.field === undefined ? undefined : OPTION_NAMES[error.field];
-    if (option !== undefined) throw new CliUsageError(`${option}: ${error.message}`);
+    if (option !== undefined) {
+      // The library's option names (batchSize) become the flags the user typed (--batch-size).
+      const message = flagNames(error.message, OPTION_NAMES);
+      throw new CliUsageError(message.startsWith(option) ? message : `${option}: ${message}`);
+    }
     // Errors about a task (e.g. mixed group sizes) name it by its index among the tasks.
     const task = error.index === undefined ? undefined : tasks[error.index];
     throw inputError(file, task === undefined ? undefined : firstLine.get(task.taskId), undefined, error.message);
