@@ -97,6 +97,13 @@ async function readPilotLogs(values: readonly string[], io: CliIo): Promise<Reco
   return logs;
 }
 
+/** The library's `pilotLogs` (an object keyed by arm) in the words of --pilot-log files. */
+function pilotLogWords(message: string): string {
+  return message
+    .replace(/^pilotLogs has arm/, 'a log row has arm')
+    .replace(/\bpilotLogs\.([^\s[.]+)(\[\d+\])?/g, (_, arm: string) => `the log of arm ${JSON.stringify(arm)}`);
+}
+
 /** The readable form: each gate metric and its value, or why it is missing (`reasons`, by metric). */
 export function metricsText(metrics: GateMetrics, reasons: Readonly<Partial<Record<GateMetricName, string>>> = {}): string {
   const missing = (name: GateMetricName): string => (reasons[name] === undefined ? 'missing' : `missing: ${reasons[name]}`);
@@ -120,7 +127,7 @@ async function run(options: GateMetricsOptions, io: CliIo): Promise<void> {
     metrics = gateMetrics(input);
     reasons = missingGateMetricReasons(input, metrics);
   } catch (error) {
-    if (error instanceof RlAdvantagesError) throw new CliUsageError(`--pilot-log: ${error.message}`);
+    if (error instanceof RlAdvantagesError) throw new CliUsageError(`--pilot-log: ${pilotLogWords(error.message)}`);
     throw error;
   }
   if (options.calibration === undefined) reasons.offline_beff_ratio_tfidf_vs_loo_mean = 'no calibration given (--calibration FILE)';

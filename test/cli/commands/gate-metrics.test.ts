@@ -143,6 +143,15 @@ describe('rl-adv gate-metrics', () => {
     run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', badCalibration, '--pilot-log', gs1Log]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/bad-calibration\.json:\d+: field "estimators\.tfidf_kernel_loo_T0\.1\.ratio": must be a finite number, got "high"/)]);
 
+    const otherArm = join(dir, 'other-arm.jsonl');
+    writeFileSync(otherArm, readFileSync(gs1Log, 'utf8').replaceAll('"gs1_tfidf_g1"', '"gs2"'));
+    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', otherArm]);
+    expect([run.code, run.stderr]).toEqual([2, `rl-adv: --pilot-log: a log row has arm "gs2", which the spec's arms do not define ("grpo_g8", "gs1_tfidf_g1")\n`]);
+    const twice = join(dir, 'twice.jsonl');
+    writeFileSync(twice, readFileSync(gs1Log, 'utf8') + readFileSync(gs1Log, 'utf8'));
+    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', twice]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --pilot-log: the log of arm "gs1_tfidf_g1" logs step \d twice\n$/)]);
+
     run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/give the pilot advantage logs with --pilot-log ARM=FILE/)]);
   });
