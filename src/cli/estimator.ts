@@ -23,7 +23,18 @@ export function cliEstimator(name: string, vectorizer: TfidfVectorizer | undefin
       { code: 'missing_vectorizer', field: 'estimator' },
     );
   }
-  return createEstimator(name, vectorizer === undefined ? {} : { vectorizer });
+  try {
+    return createEstimator(name, vectorizer === undefined ? {} : { vectorizer });
+  } catch (error) {
+    // The library's `context.temperature` has no flag: on the command line the temperature is in the name.
+    if (error instanceof RlAdvantagesError && error.code === 'bad_temperature' && base === 'kernel_loo' && name === base) {
+      throw new RlAdvantagesError(`estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1`, {
+        code: 'bad_temperature',
+        field: 'estimator',
+      });
+    }
+    throw error;
+  }
 }
 
 /** Whether the estimator name needs `--corpus` or `--vectorizer` (false for a name it cannot parse). */

@@ -177,6 +177,14 @@ describe('rl-adv advantages', () => {
       expect(run.stderr).toMatch(/somegroups\.jsonl:2: field "group": is missing, but line 1 gives one/);
     });
 
+    it('kernel_loo without a temperature says to put it in the name (the library context has no flag)', () => {
+      const file = writeJsonl(dir, 'kernel.jsonl', [{ reward: 1, features: [1] }, { reward: 0, features: [2] }]);
+      const run = rlAdv(['advantages', '--estimator', 'kernel_loo', '--input', file]);
+      expect([run.code, run.stderr]).toEqual([2, 'rl-adv: --estimator kernel_loo: estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1\n']);
+      const served = rlAdv(['serve'], { input: '{"id": 1, "estimator": "kernel_loo", "rewards": [1, 0]}\n' });
+      expect(parseLines(served.stdout)).toEqual([{ id: 1, error: { code: 'bad_temperature', message: 'estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1' } }]);
+    });
+
     it('a group of one under rloo names the line of that rollout', () => {
       const file = writeJsonl(dir, 'rloo.jsonl', [
         { reward: 1, group: 'a' },
