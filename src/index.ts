@@ -88,6 +88,7 @@ export {
 } from './study/gate.js';
 export {
   gateMetrics,
+  gateArms,
   parseAdvantageLog,
   groupAdvantageLogByArm,
   GATE_METRIC_NAMES,
@@ -97,6 +98,7 @@ export {
   type GateMetrics,
   type GateMetricName,
 } from './study/gate-metrics.js';
+export { missingGateMetricReasons } from './study/gate-metrics-missing.js';
 
 // The study protocol (rl-adv study)
 export { runStudy } from './study/run.js';

@@ -374,7 +374,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
 export function calibrateBeff(tasks: readonly CalibrationTask[], options?: CalibrateBeffOptions): BeffCalibration {
   const table = readTasks(tasks);
   if (table.count < 2) {
-    throw new RlAdvantagesError(`tasks has ${table.count} tasks; a calibration batch needs at least 2`, {
+    throw new RlAdvantagesError(`tasks has ${table.count} task${table.count === 1 ? '' : 's'}; a calibration batch needs at least 2`, {
       code: 'batch_too_small',
       field: 'tasks',
     });

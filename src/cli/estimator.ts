@@ -23,7 +23,18 @@ export function cliEstimator(name: string, vectorizer: TfidfVectorizer | undefin
       { code: 'missing_vectorizer', field: 'estimator' },
     );
   }
-  return createEstimator(name, vectorizer === undefined ? {} : { vectorizer });
+  try {
+    return createEstimator(name, vectorizer === undefined ? {} : { vectorizer });
+  } catch (error) {
+    // The library's `context.temperature` has no flag: on the command line the temperature is in the name.
+    if (error instanceof RlAdvantagesError && error.code === 'bad_temperature' && base === 'kernel_loo' && name === base) {
+      throw new RlAdvantagesError(`estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1`, {
+        code: 'bad_temperature',
+        field: 'estimator',
+      });
+    }
+    throw error;
+  }
 }
 
 /** Whether the estimator name needs `--corpus` or `--vectorizer` (false for a name it cannot parse). */
@@ -33,4 +44,32 @@ export function needsVectorizer(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A batch field an estimator may read beyond the rewards. */
+export type BatchField = 'prompts' | 'groupIds' | 'features';
+
+/** The batch fields each base name reads; a base not listed here is given every field the input has. */
+const FIELDS_USED: Readonly<Record<string, readonly BatchField[]>> = {
+  loo_batch_mean: [],
+  group_mean: ['groupIds'],
+  group_mean_std: ['groupIds'],
+  rloo: ['groupIds'],
+  tfidf_kernel_loo: ['prompts'],
+  length_bucket_loo: ['prompts'],
+  kernel_loo: ['features'],
+};
+
+/**
+ * The batch fields the estimator `name` reads, so a command can ignore the others (the CLI's rule:
+ * fields a command does not use are ignored). Every field for a name this table does not know.
+ */
+export function fieldsUsed(name: string): ReadonlySet<BatchField> {
+  let base: string;
+  try {
+    base = parseEstimatorName(name).base;
+  } catch {
+    base = '';
+  }
+  return new Set(FIELDS_USED[base] ?? ['prompts', 'groupIds', 'features']);
 }

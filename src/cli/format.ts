@@ -25,3 +25,11 @@ export function table(header: readonly string[], rows: readonly (readonly string
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
 }
+
+/**
+ * A count and its noun, singular for exactly one: `plural(1, 'rollout')` is `1 rollout`,
+ * `plural(18, 'rollout')` is `18 rollouts`; `many` gives an irregular plural (`plural(2, 'criterion', 'criteria')`).
+ */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,6 +1,6 @@
 // Reading and writing the files rl-adv commands take: JSON-lines rows whose errors name the file,
 // line and field; JSON documents; prompt corpora; the fitted vectorizer; output to a file or stdout.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
@@ -77,10 +77,29 @@ export async function writeText(file: string, text: string, io: CliIo, option: s
   }
 }
 
+/**
+ * Refuses to write `output` when it is the file `input` (nothing a user gave is overwritten): the same
+ * file however it is reached, through another relative path, a symbolic link or a hard link (same
+ * device and inode). Standard input/output (`-`) and an output that does not exist yet pass.
+ *
+ * @throws {CliUsageError} `--output F is the --input file ...` (exit 2), before anything is written.
+ */
+export async function refuseToOverwrite(input: string, inputOption: string, output: string, outputOption: string): Promise<void> {
+  if (input === STDIO || output === STDIO) return;
+  const [a, b] = await Promise.all([stat(input).catch(() => undefined), stat(output).catch(() => undefined)]);
+  if (a === undefined || b === undefined || !a.isFile()) return;
+  if (a.dev === b.dev && a.ino === b.ino) {
+    const where = await realpath(input).catch(() => input);
+    throw new CliUsageError(
+      `${outputOption} ${output} is the ${inputOption} file (${where}); it would be overwritten: give ${outputOption} another file`,
+    );
+  }
+}
+
 /** V8's JSON.parse message without the echo of the input it appends (which can be a whole line). */
 function jsonMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const echo = /^(.*?), ".*" is not valid JSON$/s.exec(message);
+  const echo = /^(.*?), ".*"(?:\.\.\.)? is not valid JSON$/s.exec(message);
   return echo?.[1] ?? message;
 }
 
@@ -308,11 +327,20 @@ export async function loadVectorizer(options: VectorizerOptions, io: CliIo): Pro
   if (options.vectorizer !== undefined) {
     const file = options.vectorizer;
     const text = await readText(file, io, '--vectorizer');
-    const json = parseJson(text, file);
+    // A corpus given where a saved vectorizer belongs is the likely mistake behind a file that is not one.
+    const hint = `; --vectorizer takes a vectorizer saved by "rl-adv tfidf fit": to fit on this file, give it as --corpus ${file}`;
+    let json: unknown;
+    try {
+      json = parseJson(text, file);
+    } catch (error) {
+      if (error instanceof CliUsageError) throw new CliUsageError(error.message + hint);
+      throw error;
+    }
     try {
       return TfidfVectorizer.fromJSON(json as Parameters<typeof TfidfVectorizer.fromJSON>[0]);
     } catch (error) {
       if (!(error instanceof RlAdvantagesError)) throw error;
+      if (error.field === 'format') throw inputError(file, lineOfPath(text, 'format'), 'format', error.message.replace(/^format /, '') + hint);
       if (error.field === undefined) throw inputError(file, undefined, undefined, error.message);
       // fromJSON says e.g. "idf[3] must be a finite number": the field goes in front, the rest is the message.
       const field = error.index === undefined ? error.field : `${error.field}[${error.index}]`;

@@ -33,3 +33,16 @@ export function listOption(value: string): string[] {
   }
   return names;
 }
+
+/**
+ * A library message in command-line words: each camelCase option name of `flags` (e.g. `batchSize`)
+ * becomes its flag (`--batch-size`). Plain-word names (`batches`, `seed`) are left alone, since they
+ * also occur as ordinary words.
+ */
+export function flagNames(message: string, flags: Readonly<Record<string, string>>): string {
+  let out = message;
+  for (const [name, flag] of Object.entries(flags)) {
+    if (/[A-Z]/.test(name)) out = out.replace(new RegExp(`\\b${name}\\b`, 'g'), flag);
+  }
+  return out;
+}

@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
-import { CliExit, CliUsageError, EXIT_CODES, type CliIo } from './core.js';
+import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
 
 export { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from './core.js';
 
@@ -32,10 +32,11 @@ export function buildProgram(io: CliIo): Command {
       outputError: (text, write) => write(text.replace(/^error: /, 'rl-adv: ')),
     })
     .exitOverride()
+    .configureHelp(HELP_CONFIGURATION)
     .showHelpAfterError('(run rl-adv --help for usage)')
     .addHelpText(
       'after',
-      '\nExample:\n  rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl\n\n' +
+      `\nExample:\n${formatExample('rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl')}\n\n` +
         'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
     );
   registerCommands(program, io);

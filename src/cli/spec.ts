@@ -1,6 +1,8 @@
 // Reading a study spec for a CLI command: every problem is reported with the file, the line and the
 // JSON path of the field.
+import { GATE_METRIC_NAMES } from '../study/gate-metrics.js';
 import { loadStudySpec, StudySpecError, type StudySpec } from '../study/spec.js';
+import { didYouMean } from './suggest.js';
 import { inputError, lineOfPath, parseJson, readText } from './io.js';
 import { CliUsageError, type CliIo } from './core.js';
 
@@ -27,4 +29,29 @@ export async function readSpec(file: string, io: CliIo): Promise<StudySpec> {
     });
     throw new CliUsageError(`${file}: invalid study spec (${count}):\n${lines.join('\n')}`);
   }
+}
+
+/**
+ * Refuses a spec whose activation gate checks a metric that `rl-adv gate-metrics` (and the study) never
+ * computes: such a check could only ever be `missing`. The message names the metric, its line and the
+ * closest known name.
+ *
+ * @throws {CliUsageError} `FILE:LINE: field "activation_gate.checks[i].metric": "X" is not a gate metric ...`.
+ */
+export async function refuseUnknownGateMetrics(file: string, spec: StudySpec, io: CliIo): Promise<void> {
+  const known: readonly string[] = GATE_METRIC_NAMES;
+  const index = spec.activationGate.checks.findIndex((c) => !known.includes(c.metric));
+  if (index < 0) return;
+  const metric = (spec.activationGate.checks[index] as { metric: string }).metric;
+  const text = await readText(file, io, '--spec');
+  const path = `activation_gate.checks[${index}].metric`;
+  // The line of this check's "metric" key (lineOfPath would find the first check's).
+  const from = Math.max(0, text.indexOf('"activation_gate"'));
+  const at = text.slice(from).search(new RegExp(`"metric"\\s*:\\s*${JSON.stringify(metric).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  throw inputError(
+    file,
+    at < 0 ? lineOfPath(text, path) : text.slice(0, from + at).split('\n').length,
+    path,
+    `${JSON.stringify(metric)} is not a gate metric rl-adv computes${didYouMean(metric, known)}; the gate metrics are ${known.join(', ')}`,
+  );
 }

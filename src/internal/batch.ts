@@ -20,7 +20,7 @@ export function readRewards(batch: Batch, minSize: number, estimator: string): F
   const rewards = toFiniteFloat64('rewards', batch.rewards);
   if (rewards.length < minSize) {
     throw new RlAdvantagesError(
-      `rewards has ${rewards.length} rollouts; ${estimator} needs at least ${minSize}` +
+      `rewards has ${rewards.length} rollout${rewards.length === 1 ? '' : 's'}; ${estimator} needs at least ${minSize}` +
         (minSize >= 2 ? ' (a leave-one-out baseline needs another rollout)' : ''),
       { code: 'batch_too_small', field: 'rewards' },
     );

@@ -191,6 +191,23 @@ function findArm(arms: readonly StudyArm[], test: (arm: StudyArm) => boolean, ro
   return found[0];
 }
 
+/**
+ * The spec arms the gate metrics are about: the GS1 arm (its `advantage` a kernel estimator) and the GRPO
+ * arm (`group_mean`); either is undefined when the spec has none.
+ *
+ * @throws {@link RlAdvantagesError} (code `ambiguous_arm`) when two arms qualify for one role.
+ * @example
+ * ```ts
+ * gateArms(loadStudySpec(json).arms).gs1?.name; // "gs1_tfidf_g1"
+ * ```
+ */
+export function gateArms(arms: readonly StudyArm[]): { gs1: StudyArm | undefined; grpo: StudyArm | undefined } {
+  return {
+    gs1: findArm(arms, (arm) => isKernel(arm.advantage), 'kernel-estimator (GS1)'),
+    grpo: findArm(arms, (arm) => arm.advantage === 'group_mean', 'group_mean (GRPO)'),
+  };
+}
+
 /** A log's steps sorted by step number; a step logged twice is an error. */
 function stepsOf(logs: Readonly<Record<string, readonly AdvantageLogRow[]>>, arm: StudyArm | undefined): AdvantageLogRow[] {
   if (arm === undefined || !Object.hasOwn(logs, arm.name)) return [];
@@ -292,8 +309,7 @@ export function gateMetrics(input: {
     logs[name] = rows;
   }
 
-  const gs1 = findArm(arms, (arm) => isKernel(arm.advantage), 'kernel-estimator (GS1)');
-  const grpo = findArm(arms, (arm) => arm.advantage === 'group_mean', 'group_mean (GRPO)');
+  const { gs1, grpo } = gateArms(arms);
   const gs1Steps = stepsOf(logs, gs1);
   const grpoSteps = stepsOf(logs, grpo);
   const metrics: GateMetrics = {};

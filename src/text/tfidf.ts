@@ -272,10 +272,16 @@ export class TfidfVectorizer {
       });
     }
     if (ids.size === 0) {
-      throw new RlAdvantagesError(
-        `corpus has ${index} documents but no tokens (empty vocabulary): every document is empty or punctuation`,
-        { code: 'empty_vocabulary', field: 'corpus' },
-      );
+      // scikit-learn says "empty vocabulary; perhaps the documents only contain stop words": say which rule.
+      const why =
+        resolved.tokenizer === sklearnTokenizer
+          ? 'a token is two or more word characters (letters, digits or _: scikit-learn\'s token_pattern (?u)\\b\\w\\w+\\b), ' +
+            'so one-letter words, single digits and punctuation give none'
+          : `the tokenizer ${JSON.stringify(resolved.tokenizer.name)} returned no token for any document`;
+      throw new RlAdvantagesError(`corpus has ${index} document${index === 1 ? '' : 's'} but no tokens (empty vocabulary): ${why}`, {
+        code: 'empty_vocabulary',
+        field: 'corpus',
+      });
     }
     const terms = [...ids.keys()].sort(compareCodePoints);
     const idf = new Float64Array(terms.length);

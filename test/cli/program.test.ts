@@ -8,6 +8,7 @@ import { VERSION } from '../../src/version.js';
 import { rlAdv, specPath, tempDir } from './run.js';
 
 const COMMANDS = [
+  ['report'],
   ['advantages'],
   ['tfidf'],
   ['tfidf', 'fit'],
@@ -38,7 +39,7 @@ describe('rl-adv', () => {
     const run = rlAdv([...command.split(' '), '--help']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(/\nExamples?:\n {2}(echo .*\| )?rl-adv /);
+    expect(run.stdout).toMatch(/\nExamples?:\n {2}(echo .*\| (\\\n {6})?)?rl-adv /);
   });
 
   it('--version prints the package version', () => {

@@ -181,6 +181,17 @@ describe('TfidfVectorizer bad input', () => {
     expect(() => v.transform(['fine', null as unknown as string])).toThrow(/docs\[1\] must be a string/);
   });
 
+  it('an empty vocabulary says why: tokens need two word characters (or the custom tokenizer found none)', () => {
+    expect(() => TfidfVectorizer.fit(['a b c', 'I x 7 ?'])).toThrow(
+      "corpus has 2 documents but no tokens (empty vocabulary): a token is two or more word characters " +
+        "(letters, digits or _: scikit-learn's token_pattern (?u)\\b\\w\\w+\\b), so one-letter words, single digits and punctuation give none",
+    );
+    const none = { name: 'none', tokenize: (): string[] => [] };
+    expect(() => TfidfVectorizer.fit(['plenty of words'], { tokenizer: none })).toThrow(
+      'corpus has 1 document but no tokens (empty vocabulary): the tokenizer "none" returned no token for any document',
+    );
+  });
+
   it('refuses bad options and inconsistent saved JSON, naming the field', () => {
     expect(() => TfidfVectorizer.fit(['a doc'], { norm: 'l3' as 'l1' })).toThrow(/options.norm/);
     expect(() => TfidfVectorizer.fit(['a doc'], { sublinearTf: 'yes' as unknown as boolean })).toThrow(/options.sublinearTf/);

@@ -3,8 +3,9 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { ESTIMATOR_NAMES, parseEstimatorName } from '../../estimators/registry.js';
 import type { Batch, Estimator, EstimatorResult } from '../../estimators/types.js';
-import { cliEstimator } from '../estimator.js';
-import { atRow, displayName, loadVectorizer, readJsonl, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
+import { plural } from '../format.js';
+import { cliEstimator, fieldsUsed, type BatchField } from '../estimator.js';
+import { atRow, displayName, loadVectorizer, readJsonl, refuseToOverwrite, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
@@ -35,14 +36,15 @@ function allOrNone(rows: readonly Row[], field: string): boolean {
 }
 
 /**
- * Reads input rows `{prompt?, reward, group?, features?}` into one batch. Other fields are ignored.
+ * Reads input rows `{prompt?, reward, group?, features?}` into one batch. Other fields, and the
+ * fields of that list the estimator does not read (`uses`, default all), are ignored.
  */
-export function batchFromRows(rows: readonly Row[]): Batch {
+export function batchFromRows(rows: readonly Row[], uses: ReadonlySet<BatchField> = fieldsUsed('')): Batch {
   const rewards = rows.map((r) => r.number('reward', 'each row needs its reward, a finite number'));
   const batch: { -readonly [K in keyof Batch]: Batch[K] } = { rewards };
-  if (allOrNone(rows, 'prompt')) batch.prompts = rows.map((r) => r.string('prompt'));
-  if (allOrNone(rows, 'group')) batch.groupIds = rows.map((r) => r.id('group'));
-  if (allOrNone(rows, 'features')) batch.features = rows.map((r) => r.numbers('features'));
+  if (uses.has('prompts') && allOrNone(rows, 'prompt')) batch.prompts = rows.map((r) => r.string('prompt'));
+  if (uses.has('groupIds') && allOrNone(rows, 'group')) batch.groupIds = rows.map((r) => r.id('group'));
+  if (uses.has('features') && allOrNone(rows, 'features')) batch.features = rows.map((r) => r.numbers('features'));
   return batch;
 }
 
@@ -72,8 +74,10 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   // The name, and whether it needs a vectorizer, are checked before any file is read.
   const estimator = await estimatorFor(options.estimator, options, io, 'rl-adv advantages');
   const file = options.input;
+  // Checked before anything is read or computed: nothing a user gave is overwritten.
+  await refuseToOverwrite(file, '--input', options.output, '--output');
   const rows = await readJsonl(file, io, '--input');
-  const batch = batchFromRows(rows);
+  const batch = batchFromRows(rows, fieldsUsed(options.estimator));
   let result: EstimatorResult;
   try {
     result = estimator.compute(batch);
@@ -91,7 +95,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   }
   await writeText(options.output, lines.join('\n') + '\n', io, '--output');
   if (options.output !== STDIO) {
-    io.stderr.write(`rl-adv: wrote ${rows.length} advantages (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
+    io.stderr.write(`rl-adv: wrote ${plural(rows.length, 'advantage')} (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
   }
 }
 

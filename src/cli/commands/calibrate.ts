@@ -5,9 +5,9 @@ import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type Calibra
 import { RlAdvantagesError } from '../../errors.js';
 import { parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
-import { num, table } from '../format.js';
-import { atRow, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
-import { addVectorizerOptions, integerOption, listOption } from '../options.js';
+import { num, plural, table } from '../format.js';
+import { atRow, displayName, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
+import { addVectorizerOptions, flagNames, integerOption, listOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
 interface CalibrateOptions {
@@ -83,7 +83,7 @@ export function calibrationText(c: BeffCalibration): string {
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
   ]);
   return (
-    `B_eff calibration (docs/method.md section 4): ${c.tasks} tasks, ${c.rollouts} rollouts, ${mode}\n` +
+    `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches, ${bootstrap}, seed ${JSON.stringify(c.seed)}\n\n` +
     table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
@@ -143,13 +143,8 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
       throw error;
     }
   }
-  const kernels = names.filter(needsVectorizer);
-  if (kernels.length > 0 && options.corpus === undefined && options.vectorizer === undefined) {
-    throw new CliUsageError(
-      `${kernels.join(', ')} weigh${kernels.length === 1 ? 's' : ''} rollouts by prompt similarity: give --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
-    );
-  }
-  const vectorizer = await loadVectorizer(options, io);
+  // The input is read and checked first: a bad row or too few tasks is reported before a corpus is
+  // asked for or fitted.
   const file = options.input;
   const rows = await readJsonl(file, io, '--input');
   const lineOf = (i: number) => rows[i]?.line;
@@ -163,6 +158,19 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   // Task k's first row, for errors the calibration raises about task k.
   const firstLine = new Map<string, number>();
   for (const row of rows) if (!firstLine.has(row.value.task_id as string)) firstLine.set(row.value.task_id as string, row.line);
+  if (options.batchSize > tasks.length) {
+    throw new CliUsageError(
+      `--batch-size ${options.batchSize} exceeds the number of tasks (${tasks.length}) in ${displayName(file)}; a batch holds ` +
+        `B distinct tasks, so give --batch-size ${tasks.length} or less, or more tasks`,
+    );
+  }
+  const kernels = names.filter(needsVectorizer);
+  if (kernels.length > 0 && options.corpus === undefined && options.vectorizer === undefined) {
+    throw new CliUsageError(
+      `${kernels.join(', ')} weigh${kernels.length === 1 ? 's' : ''} rollouts by prompt similarity: give --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
+    );
+  }
+  const vectorizer = await loadVectorizer(options, io);
 
   const bar = progress(io);
   const calibrateOptions: CalibrateBeffOptions = {
@@ -183,7 +191,11 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   } catch (error) {
     if (!(error instanceof RlAdvantagesError)) throw error;
     const option = error.field === undefined ? undefined : OPTION_NAMES[error.field];
-    if (option !== undefined) throw new CliUsageError(`${option}: ${error.message}`);
+    if (option !== undefined) {
+      // The library's option names (batchSize) become the flags the user typed (--batch-size).
+      const message = flagNames(error.message, OPTION_NAMES);
+      throw new CliUsageError(message.startsWith(option) ? message : `${option}: ${message}`);
+    }
     // Errors about a task (e.g. mixed group sizes) name it by its index among the tasks.
     const task = error.index === undefined ? undefined : tasks[error.index];
     throw inputError(file, task === undefined ? undefined : firstLine.get(task.taskId), undefined, error.message);

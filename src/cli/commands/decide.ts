@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { decide, decisionJson, type Decision, type PairedItem } from '../../stats/hoeffding.js';
-import { num, signed, table } from '../format.js';
+import { num, plural, signed, table } from '../format.js';
 import { inputError, readJsonl, type Row } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
@@ -70,7 +70,7 @@ function checkPairs(a: Arm, b: Arm): void {
     const unpaired = from.items.map((item, i) => [item, i] as const).filter(([item]) => !ids.has(String(item.item_id)));
     const first = unpaired[0];
     if (first !== undefined) {
-      const more = unpaired.length > 1 ? ` (and ${unpaired.length - 1} more item(s) of ${from.file})` : '';
+      const more = unpaired.length > 1 ? ` (and ${plural(unpaired.length - 1, 'more item')} of ${from.file})` : '';
       throw inputError(
         from.file,
         from.rows[first[1]]?.line,
@@ -82,23 +82,42 @@ function checkPairs(a: Arm, b: Arm): void {
 }
 
 
-/** The readable form. */
-export function decisionText(d: Decision): string {
+/** Each arm's mean of a criterion's metric (its accuracy for `correct` rows), shown beside the difference. */
+export interface ArmMeans {
+  readonly treatment: number;
+  readonly baseline: number;
+}
+
+/** The mean over an arm's items of `metric`: `correct` counts 1 or 0, `score` itself, `metrics` its entry. */
+export function armMean(items: readonly PairedItem[], metric: string): number {
+  let total = 0;
+  for (const item of items) {
+    const i = item as { correct?: boolean; score?: number; metrics?: Record<string, number> };
+    total += i.metrics !== undefined ? (i.metrics[metric] as number) : i.score !== undefined ? i.score : i.correct === true ? 1 : 0;
+  }
+  return total / items.length;
+}
+
+/** The readable form; `means` (by criterion id) adds each arm's mean beside the difference. */
+export function decisionText(d: Decision, means: Readonly<Record<string, ArmMeans>> = {}): string {
   const k = d.comparisons;
   const head =
-    `paired Hoeffding decision: n = ${d.n} paired items, alpha = ${d.alpha}` +
+    `paired Hoeffding decision: n = ${plural(d.n, 'paired item')}, alpha = ${d.alpha}` +
     (k > 1 ? `, ${k} criteria (Bonferroni: alpha/${k} each)` : ', 1 criterion') +
     '\n\n';
+  const shown = d.criteria.every((c) => Object.hasOwn(means, c.id));
   const rows = d.criteria.map((c) => [
     c.id,
     c.metric,
+    ...(shown ? [num(means[c.id]?.treatment), num(means[c.id]?.baseline)] : []),
     signed(c.estimate),
     `±${num(c.halfWidth)}`,
     `[${signed(c.lower)}, ${signed(c.upper)}]`,
     signed(c.margin),
     c.verdict,
   ]);
-  return head + table(['criterion', 'metric', 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n`;
+  const arms = shown ? ['treatment', 'baseline'] : [];
+  return head + table(['criterion', 'metric', ...arms, 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n`;
 }
 
 async function run(options: DecideOptions, io: CliIo): Promise<void> {
@@ -117,7 +136,9 @@ async function run(options: DecideOptions, io: CliIo): Promise<void> {
     const line = error.index === undefined ? undefined : arm.rows[error.index]?.line;
     throw inputError(arm.file, line, undefined, error.message);
   }
-  io.stdout.write(options.json === true ? JSON.stringify(decisionJson(decision), null, 2) + '\n' : decisionText(decision));
+  const means: Record<string, ArmMeans> = {};
+  for (const c of decision.criteria) means[c.id] = { treatment: armMean(treatment.items, c.metric), baseline: armMean(baseline.items, c.metric) };
+  io.stdout.write(options.json === true ? JSON.stringify(decisionJson(decision), null, 2) + '\n' : decisionText(decision, means));
 }
 
 /** Registers `rl-adv decide`. */

@@ -4,15 +4,16 @@ import type { Command } from 'commander';
 import type { BeffCalibration, EstimatorCalibration } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { GATE_METRIC_NAMES, gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetrics } from '../../study/gate-metrics.js';
+import { GATE_METRIC_NAMES, gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetricName, type GateMetrics } from '../../study/gate-metrics.js';
+import { missingGateMetricReasons } from '../../study/gate-metrics-missing.js';
 import { num, table } from '../format.js';
 import { inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
-import { readSpec } from '../spec.js';
+import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 
 interface GateMetricsOptions {
   spec: string;
-  calibration: string;
+  calibration?: string;
   pilotLog: string[];
   json?: boolean;
 }
@@ -96,9 +97,17 @@ async function readPilotLogs(values: readonly string[], io: CliIo): Promise<Reco
   return logs;
 }
 
-/** The readable form: each gate metric and its value, or why it is missing. */
-export function metricsText(metrics: GateMetrics): string {
-  const rows = GATE_METRIC_NAMES.map((name) => [name, metrics[name] === undefined ? 'missing' : num(metrics[name], 6)]);
+/** The library's `pilotLogs` (an object keyed by arm) in the words of --pilot-log files. */
+function pilotLogWords(message: string): string {
+  return message
+    .replace(/^pilotLogs has arm/, 'a log row has arm')
+    .replace(/\bpilotLogs\.([^\s[.]+)(\[\d+\])?/g, (_, arm: string) => `the log of arm ${JSON.stringify(arm)}`);
+}
+
+/** The readable form: each gate metric and its value, or why it is missing (`reasons`, by metric). */
+export function metricsText(metrics: GateMetrics, reasons: Readonly<Partial<Record<GateMetricName, string>>> = {}): string {
+  const missing = (name: GateMetricName): string => (reasons[name] === undefined ? 'missing' : `missing: ${reasons[name]}`);
+  const rows = GATE_METRIC_NAMES.map((name) => [name, metrics[name] === undefined ? missing(name) : num(metrics[name], 6)]);
   return table(['metric', 'value'], rows) + '\n(a missing metric fails its gate check; --json prints the object rl-adv gate --metrics reads)\n';
 }
 
@@ -107,16 +116,26 @@ async function run(options: GateMetricsOptions, io: CliIo): Promise<void> {
   if (options.pilotLog.length === 0) {
     throw new CliUsageError('give the pilot advantage logs with --pilot-log ARM=FILE (once per arm)');
   }
-  const calibration = await readCalibration(options.calibration, io);
+  // A gate check on a metric no one computes would only ever show "missing": say so now, by name.
+  await refuseUnknownGateMetrics(options.spec, spec, io);
+  const calibration = options.calibration === undefined ? null : await readCalibration(options.calibration, io);
   const pilotLogs = await readPilotLogs(options.pilotLog, io);
+  const input = { calibration, pilotLogs, arms: spec.arms };
   let metrics: GateMetrics;
+  let reasons: Partial<Record<GateMetricName, string>>;
   try {
-    metrics = gateMetrics({ calibration, pilotLogs, arms: spec.arms });
+    metrics = gateMetrics(input);
+    reasons = missingGateMetricReasons(input, metrics);
   } catch (error) {
-    if (error instanceof RlAdvantagesError) throw new CliUsageError(`--pilot-log: ${error.message}`);
+    if (error instanceof RlAdvantagesError) throw new CliUsageError(`--pilot-log: ${pilotLogWords(error.message)}`);
     throw error;
   }
-  io.stdout.write(options.json === true ? JSON.stringify(metrics, null, 2) + '\n' : metricsText(metrics));
+  if (options.calibration === undefined) reasons.offline_beff_ratio_tfidf_vs_loo_mean = 'no calibration given (--calibration FILE)';
+  if (options.json === true) {
+    // stdout is the object rl-adv gate reads; why a metric is missing goes to stderr.
+    for (const [name, why] of Object.entries(reasons)) io.stderr.write(`rl-adv: note: ${name} is missing: ${why}\n`);
+    io.stdout.write(JSON.stringify(metrics, null, 2) + '\n');
+  } else io.stdout.write(metricsText(metrics, reasons));
 }
 
 /** Registers `rl-adv gate-metrics`. */
@@ -131,7 +150,7 @@ export function register(program: Command, io: CliIo): void {
         'computed is left out, and rl-adv gate then fails its check as missing.',
     )
     .requiredOption('--spec <file>', 'the study spec (JSON): which arm is GS1 and which GRPO')
-    .requiredOption('--calibration <file>', 'the output of rl-adv calibrate --json')
+    .option('--calibration <file>', 'the output of rl-adv calibrate --json (without it the offline B_eff ratio is missing)')
     .option(
       '--pilot-log <arm=file>',
       "a pilot's advantage log; ARM=FILE checks that every row is that arm's, FILE alone groups rows by their arm (repeatable)",

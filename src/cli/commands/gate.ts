@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
 import { evaluateGate, gateJson, type GateResult } from '../../study/gate.js';
-import { num, table } from '../format.js';
-import { inputError, lineOfPath, parseJson, readText } from '../io.js';
+import { GATE_METRIC_NAMES } from '../../study/gate-metrics.js';
+import { closestName, didYouMean } from '../suggest.js';
+import { num, plural, table } from '../format.js';
+import { displayName, inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
 
@@ -16,9 +18,11 @@ interface GateOptions {
 
 /**
  * Reads a metrics file: a JSON object of metric name -> number (null for a metric not measured,
- * which fails its check as missing). Names the gate does not check are kept and ignored.
+ * which fails its check as missing). With `known`, a name outside it that is close to a known name is
+ * an error naming that name (a misspelt metric would otherwise leave the real one missing); a name
+ * unlike any known one gets a note on stderr and is ignored.
  */
-export async function readMetrics(file: string, io: CliIo): Promise<Record<string, number | null>> {
+export async function readMetrics(file: string, io: CliIo, known?: readonly string[]): Promise<Record<string, number | null>> {
   const text = await readText(file, io, '--metrics');
   const value = parseJson(text, file);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -29,6 +33,15 @@ export async function readMetrics(file: string, io: CliIo): Promise<Record<strin
     if (v !== null && (typeof v !== 'number' || !Number.isFinite(v))) {
       throw inputError(file, lineOfPath(text, name), name, `must be a number (or null when not measured), got ${describe(v)}`);
     }
+    // A misspelt name would leave the real metric "missing" and the gate failing for no visible reason:
+    // a name close to a known one is an error; a name unlike any is reported and ignored.
+    if (known !== undefined && !known.includes(name)) {
+      const line = lineOfPath(text, [name]);
+      if (closestName(name, known) !== undefined) {
+        throw inputError(file, line, name, `is not a metric the gate checks${didYouMean(name, known)}; the gate checks ${known.join(', ')}`);
+      }
+      io.stderr.write(`rl-adv: note: ${displayName(file)}${line === undefined ? '' : `:${line}`}: ${JSON.stringify(name)} is not a metric the gate checks; ignored\n`);
+    }
     metrics[name] = v;
   }
   return metrics;
@@ -37,18 +50,25 @@ export async function readMetrics(file: string, io: CliIo): Promise<Record<strin
 
 /** The readable form: one row per check, then the verdict. */
 export function gateText(result: GateResult): string {
-  const rows = result.checks.map((c) => [c.metric, num(c.value), num(c.min), num(c.max), c.status, c.reason]);
+  const known: readonly string[] = GATE_METRIC_NAMES;
+  // A check on a metric rl-adv never computes is missing for that reason, not for want of a measurement.
+  const reason = (c: GateResult['checks'][number]): string =>
+    c.status === 'missing' && !known.includes(c.metric)
+      ? `${c.reason}: not a gate metric rl-adv computes${didYouMean(c.metric, known)}`
+      : c.reason;
+  const rows = result.checks.map((c) => [c.metric, num(c.value), num(c.min), num(c.max), c.status, reason(c)]);
   const failed = result.checks.filter((c) => c.status !== 'pass');
   const verdict = result.passed
-    ? `activation gate: PASSED (all ${result.checks.length} checks)`
-    : `activation gate: FAILED (${failed.length} of ${result.checks.length} checks did not pass: ${failed.map((c) => c.metric).join(', ')})`;
+    ? `activation gate: PASSED (all ${plural(result.checks.length, 'check')})`
+    : `activation gate: FAILED (${failed.length} of ${plural(result.checks.length, 'check')} did not pass: ${failed.map((c) => c.metric).join(', ')})`;
   const note = result.applicable ? '' : 'note: the spec marks the activation gate as not applicable\n';
   return table(['metric', 'value', 'min', 'max', 'status', 'reason'], rows) + '\n' + note + verdict + '\n';
 }
 
 async function run(options: GateOptions, io: CliIo): Promise<void> {
   const spec = await readSpec(options.spec, io);
-  const metrics = await readMetrics(options.metrics, io);
+  const checked = spec.activationGate.checks.map((c) => c.metric);
+  const metrics = await readMetrics(options.metrics, io, [...new Set([...checked, ...GATE_METRIC_NAMES])]);
   let result: GateResult;
   try {
     result = evaluateGate(spec.activationGate, metrics);

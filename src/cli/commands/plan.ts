@@ -1,7 +1,7 @@
 // rl-adv plan: before training, what the spec's decision rule can conclude with n items.
 import type { Command } from 'commander';
 import { planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
-import { num, signed, table } from '../format.js';
+import { num, plural, signed, table } from '../format.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
@@ -53,7 +53,7 @@ export function planText(plan: DecisionPlan): string {
     return `${c.id}: half-width ${num(c.halfWidth)}${wide}; ${validate}; ${fail}; otherwise inconclusive.`;
   });
   return (
-    `decision plan: n = ${plan.n} paired items, alpha = ${plan.alpha}` +
+    `decision plan: n = ${plural(plan.n, 'paired item')}, alpha = ${plan.alpha}` +
     (k > 1 ? `, ${k} criteria (Bonferroni: alpha/${k} each)` : ', 1 criterion') +
     '\n\n' +
     table(['criterion', 'metric', 'margin', 'range R', 'half-width', 'validates if', 'fails if'], rows) +

@@ -21,5 +21,5 @@ export function register(program: Command, io: CliIo): void {
     )
     .argument('<run-dir>', 'a folder written by rl-adv study --out')
     .action(async (runDir: string) => run(runDir, io));
-  withExamples(command, ['rl-adv report runs/sim   # after rl-adv study --out runs/sim, or on a copied Tinker run']);
+  withExamples(command, ['rl-adv report runs/sim']);
 }

@@ -30,6 +30,21 @@ class BadRequest extends Error {
   }
 }
 
+/** A bare NaN / Infinity / -Infinity token (tested on the line with its strings emptied): Python's json.dumps writes them by default. */
+const NON_FINITE = /(?:^|[[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
+
+/** The first `"id": <number or string>` of a line that is not valid JSON, or null. */
+export function idOfBrokenLine(line: string): RequestId | null {
+  const m = /(?:^|[{,])\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|"(?:[^"\\]|\\.)+")/.exec(line);
+  if (m === null) return null;
+  try {
+    const id = JSON.parse(m[1] as string) as unknown;
+    return (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
 
@@ -68,6 +83,15 @@ export class RequestHandler {
       try {
         request = JSON.parse(line);
       } catch (error) {
+        // The client waits for this id: read it from the text when the line does not parse.
+        id = idOfBrokenLine(line);
+        if (NON_FINITE.test(line.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) {
+          throw new BadRequest(
+            'bad_json',
+            `line ${lineNumber} holds NaN or Infinity, which JSON does not allow (Python's json.dumps writes them by default): ` +
+              'send finite numbers and encode with json.dumps(request, allow_nan=False), which raises on them instead',
+          );
+        }
         throw new BadRequest('bad_json', `line ${lineNumber} is not valid JSON (${(error as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`);
       }
       if (typeof request !== 'object' || request === null || Array.isArray(request)) {

@@ -1,7 +1,8 @@
 // rl-adv tfidf fit: fit the prompt vectorizer once and save it, so later commands load it instead
 // of refitting (and every run uses the very same vocabulary and idf).
 import type { Command } from 'commander';
-import { loadVectorizer, STDIO, writeText } from '../io.js';
+import { plural } from '../format.js';
+import { loadVectorizer, refuseToOverwrite, STDIO, writeText } from '../io.js';
 import { withExamples, type CliIo } from '../core.js';
 
 interface FitOptions {
@@ -11,12 +12,13 @@ interface FitOptions {
 }
 
 async function fit(options: FitOptions, io: CliIo): Promise<void> {
+  await refuseToOverwrite(options.corpus, '--corpus', options.out, '--out');
   const vectorizer = await loadVectorizer({ corpus: options.corpus, corpusField: options.corpusField }, io);
   if (vectorizer === undefined) return; // unreachable: --corpus is required
   await writeText(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out');
   if (options.out !== STDIO) {
     io.stderr.write(
-      `rl-adv: fitted on ${vectorizer.documents} documents, ${vectorizer.vocabulary.size} terms; saved to ${options.out}\n`,
+      `rl-adv: fitted on ${plural(vectorizer.documents, 'document')}, ${plural(vectorizer.vocabulary.size, 'term')}; saved to ${options.out}\n`,
     );
   }
 }

@@ -1,5 +1,5 @@
 // rl-adv advantages end to end: a real subprocess, compared with the library, and its bad input.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEstimator } from '../../../src/estimators/registry.js';
@@ -90,14 +90,61 @@ describe('rl-adv advantages', () => {
     expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual(Array.from(result.baselines));
   });
 
+  it('fields the estimator does not read are ignored: a prompt on some rows of a loo_batch_mean input', () => {
+    const file = writeJsonl(dir, 'partial.jsonl', [
+      { prompt: 'a', reward: 1, group: 'g' },
+      { reward: 0 },
+      { prompt: 7, reward: 0.5, features: 'x' },
+    ]);
+    const run = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual([0.25, 0.75, 0.5]);
+  });
+
+  describe('--output never overwrites --input (exit 2, the input unchanged)', () => {
+    it.each([
+      ['the same path', (f: string) => f],
+      ['another relative path to it', (f: string) => join(dir, '.', 'sub', '..', f.slice(dir.length + 1))],
+      ['a symbolic link to it', (f: string) => {
+        const link = join(dir, 'link.jsonl');
+        rmSync(link, { force: true });
+        symlinkSync(f, link);
+        return link;
+      }],
+      ['a hard link to it', (f: string) => {
+        const link = join(dir, 'hard.jsonl');
+        rmSync(link, { force: true });
+        linkSync(f, link);
+        return link;
+      }],
+    ])('%s', (_, outputOf) => {
+      mkdirSync(join(dir, 'sub'), { recursive: true });
+      const file = writeJsonl(dir, 'mine.jsonl', [{ reward: 1 }, { reward: 0 }]);
+      const before = readFileSync(file, 'utf8');
+      const output = outputOf(file);
+      const run = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file, '--output', output]);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^rl-adv: --output .* is the --input file \(.*mine\.jsonl\); it would be overwritten: give --output another file\n$/);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    });
+
+    it('tfidf fit: --out never overwrites --corpus', () => {
+      const file = join(dir, 'c.txt');
+      writeFileSync(file, 'apples and pears\n');
+      const run = rlAdv(['tfidf', 'fit', '--corpus', file, '--out', file]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--out .*c\.txt is the --corpus file/);
+      expect(readFileSync(file, 'utf8')).toBe('apples and pears\n');
+    });
+  });
+
   describe('bad input: exit 2, one line naming the file, line and field, no stack trace', () => {
     const cases: [string, string, RegExp][] = [
       ['a reward that is a string', '{"prompt": "a", "reward": 1}\n{"prompt": "b", "reward": "x"}\n', /bad\.jsonl:2: field "reward": must be a finite number, got "x"/],
       ['a missing reward', '{"prompt": "a", "reward": 1}\n\n{"prompt": "b"}\n', /bad\.jsonl:3: field "reward": is missing/],
       ['a line that is not JSON', '{"prompt": "a", "reward": 1}\n{"prompt": "b", reward: 0}\n', /bad\.jsonl:2: not valid JSON/],
       ['a row that is not an object', '[1, 2]\n', /bad\.jsonl:1: must be a JSON object, got an array/],
-      ['a prompt on some rows only', '{"prompt": "a", "reward": 1}\n{"reward": 0}\n', /bad\.jsonl:2: field "prompt": is missing, but line 1 gives one/],
-      ['a prompt that is not a string', '{"prompt": "a", "reward": 1}\n{"prompt": 7, "reward": 0}\n', /bad\.jsonl:2: field "prompt": must be a string, got 7/],
       ['an empty file', '\n\n', /bad\.jsonl: holds no rows/],
     ];
     it.each(cases)('%s', (_, text, message) => {
@@ -109,6 +156,33 @@ describe('rl-adv advantages', () => {
       expect(run.stderr).toMatch(message);
       expect(run.stderr).toMatch(/^rl-adv: /);
       expect(run.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it('a prompt on some rows only, or not a string, is an error for an estimator that reads prompts', () => {
+      const vectorizer = join(dir, 'vec-some.json');
+      expect(rlAdv(['tfidf', 'fit', '--corpus', corpusFile, '--out', vectorizer]).code).toBe(0);
+      for (const [text, message] of [
+        ['{"prompt": "a", "reward": 1}\n{"reward": 0}\n', /some\.jsonl:2: field "prompt": is missing, but line 1 gives one/],
+        ['{"prompt": "a", "reward": 1}\n{"prompt": 7, "reward": 0}\n', /some\.jsonl:2: field "prompt": must be a string, got 7/],
+      ] as const) {
+        const file = join(dir, 'some.jsonl');
+        writeFileSync(file, text);
+        const run = rlAdv(['advantages', '--estimator', 'length_bucket_loo', '--vectorizer', vectorizer, '--input', file]);
+        expect([run.code, run.stdout]).toEqual([2, '']);
+        expect(run.stderr).toMatch(message);
+      }
+      const groups = writeJsonl(dir, 'somegroups.jsonl', [{ reward: 1, group: 'a' }, { reward: 0 }]);
+      const run = rlAdv(['advantages', '--estimator', 'group_mean', '--input', groups]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/somegroups\.jsonl:2: field "group": is missing, but line 1 gives one/);
+    });
+
+    it('kernel_loo without a temperature says to put it in the name (the library context has no flag)', () => {
+      const file = writeJsonl(dir, 'kernel.jsonl', [{ reward: 1, features: [1] }, { reward: 0, features: [2] }]);
+      const run = rlAdv(['advantages', '--estimator', 'kernel_loo', '--input', file]);
+      expect([run.code, run.stderr]).toEqual([2, 'rl-adv: --estimator kernel_loo: estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1\n']);
+      const served = rlAdv(['serve'], { input: '{"id": 1, "estimator": "kernel_loo", "rewards": [1, 0]}\n' });
+      expect(parseLines(served.stdout)).toEqual([{ id: 1, error: { code: 'bad_temperature', message: 'estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1' } }]);
     });
 
     it('a group of one under rloo names the line of that rollout', () => {

@@ -89,7 +89,7 @@ describe('rl-adv calibrate', () => {
       { task_id: 'b', prompt: 'p b', reward: 0 },
     ]);
     cases.push([['--input', mixed, '--batch-size', '2'], /mixed\.jsonl:1: tasks mix single-rollout and multi-rollout tasks/]);
-    cases.push([['--input', inputFile, '--batch-size', '64'], /--batch-size: batchSize 64 exceeds the number of tasks \(40\)/]);
+    cases.push([['--input', inputFile, '--batch-size', '64'], /^rl-adv: --batch-size 64 exceeds the number of tasks \(40\) in .*calibration\.jsonl; a batch holds B distinct tasks, so give --batch-size 40 or less, or more tasks\n$/]);
     cases.push([['--input', inputFile, '--batch-size', '1'], /option '--batch-size <n>' argument '1' is invalid\. must be an integer >= 2/]);
     cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx" has temperature "x"/]);
     cases.push([['--input', inputFile, '--estimators', 'group_mean'], /--estimators: estimator "group_mean" cannot be calibrated/]);
@@ -102,5 +102,18 @@ describe('rl-adv calibrate', () => {
     }
     const noCorpus = rlAdv(['calibrate', '--input', inputFile]);
     expect([noCorpus.code, noCorpus.stderr]).toEqual([2, expect.stringMatching(/tfidf_kernel_loo_T0\.1 weighs rollouts by prompt similarity: give --corpus FILE/)]);
+  });
+
+  it('validates its input before asking for (or reading) a corpus', () => {
+    const broken = join(dir, 'broken-first.jsonl');
+    writeFileSync(broken, '{"task_id": "a", "prompt": "p", "reward": 1}\n{"task_id": "a", "prompt": "p", "reward": "x"}\n');
+    const absent = join(dir, 'no-such-corpus.jsonl');
+    for (const source of [[], ['--corpus', absent], ['--vectorizer', absent]]) {
+      const run = rlAdv(['calibrate', '--input', broken, ...source]);
+      expect([run.code, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toMatch(/^rl-adv: .*broken-first\.jsonl:2: field "reward": must be a finite number, got "x"\n$/);
+    }
+    const tooFew = rlAdv(['calibrate', '--input', inputFile, '--batch-size', '41']);
+    expect(tooFew.stderr).toMatch(/^rl-adv: --batch-size 41 exceeds the number of tasks \(40\)/);
   });
 });

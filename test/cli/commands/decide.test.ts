@@ -75,7 +75,10 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     expect(a.stdout).toBe(b.stdout);
     const text = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', shuffled]);
     expect(text.stdout).toMatch(/n = 1319 paired items, alpha = 0\.05/);
-    expect(text.stdout).toMatch(/primary\s+accuracy\s+\+0\.1721\s+±0\.0748\s+\[\+0\.0973, \+0\.2469\]\s+-0\.05\s+validated/);
+    // Each arm's accuracy beside the difference: 742/1319 = 0.56255 and 515/1319 = 0.39045 of the example solutions.
+    expect([labels['175b_verification'], labels['6b_verification']].map((l) => l.filter(Boolean).length)).toEqual([742, 515]);
+    expect(text.stdout).toMatch(/criterion\s+metric\s+treatment\s+baseline\s+estimate\s+half-width/);
+    expect(text.stdout).toMatch(/primary\s+accuracy\s+0\.5625\s+0\.3904\s+\+0\.1721\s+±0\.0748\s+\[\+0\.0973, \+0\.2469\]\s+-0\.05\s+validated/);
     expect(text.stdout).toMatch(/verdict: validated\n$/);
   });
 

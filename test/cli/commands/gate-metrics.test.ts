@@ -143,9 +143,37 @@ describe('rl-adv gate-metrics', () => {
     run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', badCalibration, '--pilot-log', gs1Log]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/bad-calibration\.json:\d+: field "estimators\.tfidf_kernel_loo_T0\.1\.ratio": must be a finite number, got "high"/)]);
 
+    const otherArm = join(dir, 'other-arm.jsonl');
+    writeFileSync(otherArm, readFileSync(gs1Log, 'utf8').replaceAll('"gs1_tfidf_g1"', '"gs2"'));
+    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', otherArm]);
+    expect([run.code, run.stderr]).toEqual([2, `rl-adv: --pilot-log: a log row has arm "gs2", which the spec's arms do not define ("grpo_g8", "gs1_tfidf_g1")\n`]);
+    const twice = join(dir, 'twice.jsonl');
+    writeFileSync(twice, readFileSync(gs1Log, 'utf8') + readFileSync(gs1Log, 'utf8'));
+    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', twice]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --pilot-log: the log of arm "gs1_tfidf_g1" logs step \d twice\n$/)]);
+
     run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/give the pilot advantage logs with --pilot-log ARM=FILE/)]);
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', gs1Log]);
-    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/required option '--calibration <file>' not specified/)]);
+  });
+
+  it('says why each metric is missing: no calibration, too few pilot steps, an arm without a log', () => {
+    const twoSteps = join(dir, 'gs1-two.jsonl');
+    writeFileSync(twoSteps, readFileSync(gs1Log, 'utf8').trim().split('\n').slice(0, 2).join('\n') + '\n');
+    const run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toMatch(/offline_beff_ratio_tfidf_vs_loo_mean\s+missing: no calibration given \(--calibration FILE\)\n/);
+    expect(run.stdout).toMatch(/pilot_mean_abs_gs1_minus_batchmean_baseline\s+missing: fewer than 3 pilot steps of arm "gs1_tfidf_g1" \(2 logged\)\n/);
+    expect(run.stdout).toMatch(/executed_rollouts_per_step\s+missing: no pilot steps of arm "grpo_g8" in the logs\n/);
+    expect(run.stdout).toMatch(/executed_group_size_grpo\s+missing: no pilot steps of arm "grpo_g8" in the logs\n/);
+    expect(run.stdout).toMatch(/self_weight_max\s+0\n/);
+    // --json keeps stdout the metrics object; the reasons go to stderr.
+    const json = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`, '--json']);
+    expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['self_weight_max', 'nonzero_advantage_fraction_gs1', 'executed_group_size_gs1']);
+    expect(json.stderr.split('\n')).toContain('rl-adv: note: offline_beff_ratio_tfidf_vs_loo_mean is missing: no calibration given (--calibration FILE)');
+    // A calibration that did not score the GS1 arm's estimator.
+    const onlyLoo = join(dir, 'only-loo.json');
+    writeFileSync(onlyLoo, JSON.stringify({ ...recordCalibration, estimators: { loo_batch_mean: recordCalibration.estimators.loo_batch_mean } }));
+    const c = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', onlyLoo, '--pilot-log', gs1Log]);
+    expect(c.stdout).toMatch(/offline_beff_ratio_tfidf_vs_loo_mean\s+missing: the calibration has no figures for tfidf_kernel_loo_T0\.1, the GS1 arm's estimator \(it scored loo_batch_mean\)/);
   });
 });

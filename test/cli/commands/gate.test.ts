@@ -48,6 +48,7 @@ describe('rl-adv gate', () => {
     const file = metricsFile('pass.json', { ...recordMetrics, offline_beff_ratio_tfidf_vs_loo_mean: 1.03, unrelated: 5 });
     const run = rlAdv(['gate', '--spec', specPath, '--metrics', file, '--json']);
     expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^rl-adv: note: .*pass\.json:9: "unrelated" is not a metric the gate checks; ignored\n$/);
     expect((JSON.parse(run.stdout) as { passed: boolean }).passed).toBe(true);
     expect(rlAdv(['gate', '--spec', specPath, '--metrics', file]).stdout).toMatch(/activation gate: PASSED \(all 7 checks\)/);
   });
@@ -62,6 +63,33 @@ describe('rl-adv gate', () => {
       { metric: 'self_weight_max', value: null, min: 0, max: 0, status: 'missing' },
       { metric: 'nonzero_advantage_fraction_gs1', value: null, min: 0.3, max: null, status: 'missing' },
     ]);
+  });
+
+  it('a misspelt metric in --metrics is an error naming the closest gate metric (not a silent "missing")', () => {
+    const { self_weight_max: _, ...rest } = recordMetrics;
+    const file = metricsFile('typo.json', { ...rest, self_weigth_max: 0 });
+    const run = rlAdv(['gate', '--spec', specPath, '--metrics', file]);
+    expect([run.code, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^rl-adv: .*typo\.json:8: field "self_weigth_max": is not a metric the gate checks \(did you mean "self_weight_max"\?\); the gate checks offline_beff_ratio_tfidf_vs_loo_mean, /);
+  });
+
+  it("a spec's gate check on a metric rl-adv never computes: gate says so in the reason, gate-metrics refuses it", () => {
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { activation_gate: { checks: Record<string, unknown>[] } };
+    (spec.activation_gate.checks[2] as Record<string, unknown>).metric = 'self_weight_mx';
+    const typoSpec = join(dir, 'typo.spec.json');
+    const text = JSON.stringify(spec, null, 2);
+    writeFileSync(typoSpec, text);
+    const run = rlAdv(['gate', '--spec', typoSpec, '--metrics', metricsFile('record2.json', recordMetrics)]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/self_weight_mx\s+-\s+0\s+0\s+missing\s+not measured: not a gate metric rl-adv computes \(did you mean "self_weight_max"\?\)/);
+    const line = text.split('\n').findIndex((l) => l.includes('"self_weight_mx"')) + 1;
+    const metrics = rlAdv(['gate-metrics', '--spec', typoSpec, '--pilot-log', join(dir, 'absent.jsonl')]);
+    expect([metrics.code, metrics.stdout]).toEqual([2, '']);
+    expect(metrics.stderr).toBe(
+      `rl-adv: ${typoSpec}:${line}: field "activation_gate.checks[2].metric": "self_weight_mx" is not a gate metric rl-adv computes ` +
+        '(did you mean "self_weight_max"?); the gate metrics are offline_beff_ratio_tfidf_vs_loo_mean, pilot_mean_abs_gs1_minus_batchmean_baseline, ' +
+        'self_weight_max, executed_rollouts_per_step, executed_group_size_gs1, executed_group_size_grpo, nonzero_advantage_fraction_gs1\n',
+    );
   });
 
   it('bad input exits 2 naming the file, line and field', () => {

@@ -72,6 +72,31 @@ describe('rl-adv serve', () => {
     expect(responses[11]).toEqual(expected(9, 'rloo', { rewards, groupIds: groups }));
   });
 
+  it("NaN or Infinity (Python's json.dumps default) is answered with the request's id and says allow_nan=False", () => {
+    const requests = [
+      '{"id": 11, "estimator": "loo_batch_mean", "rewards": [1.0, NaN, 0.0]}',
+      '{"estimator": "loo_batch_mean", "id": "step-12", "rewards": [Infinity, 0]}',
+      '{"id": 13, "estimator": "loo_batch_mean", "rewards": [-Infinity, 0]}',
+      '{"rewards": [NaN], "estimator": "loo_batch_mean"}',
+      '{"id": 15, "estimator": "loo_batch_mean", "prompts": ["NaN, Infinity"], "rewards": [1, 0], oops}',
+      '{"id": 16, "estimator": "loo_batch_mean", "rewards": [1, 0]}',
+    ];
+    const run = rlAdv(['serve'], { input: requests.join('\n') + '\n' });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const responses = parseLines(run.stdout) as { id: unknown; error?: { code: string; message: string } }[];
+    expect(responses.map((r) => r.id)).toEqual([11, 'step-12', 13, null, 15, 16]);
+    for (const [i, r] of responses.slice(0, 4).entries()) {
+      expect(r.error).toEqual({
+        code: 'bad_json',
+        message: `line ${i + 1} holds NaN or Infinity, which JSON does not allow (Python's json.dumps writes them by default): ` +
+          'send finite numbers and encode with json.dumps(request, allow_nan=False), which raises on them instead',
+      });
+    }
+    // NaN inside a string is not the problem of a line that is broken elsewhere.
+    expect(responses[4]?.error?.message).toMatch(/^line 5 is not valid JSON/);
+    expect(responses[5]).toEqual({ id: 16, advantages: [1, -1], baselines: [0, 1], loo_mean: [0, 1], max_self_weight: 0 });
+  });
+
   it('without --corpus or --vectorizer a kernel request is an error response that says how to start the server', () => {
     const run = rlAdv(['serve'], {
       input: JSON.stringify({ id: 1, estimator: 'tfidf_kernel_loo_T0.1', rewards: [1, 0], prompts: ['a', 'b'] }) + '\n' +

@@ -49,6 +49,31 @@ describe('rl-adv tfidf fit', () => {
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--out .*folder\.json: cannot write it \(no such file or folder\)/)]);
   });
 
+  it('one-letter words: the message says tokens need two word characters', () => {
+    const file = join(dir, 'letters.txt');
+    writeFileSync(file, 'a b c\nx y\n');
+    const run = rlAdv(['tfidf', 'fit', '--corpus', file, '--out', '-']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/letters\.txt: corpus has 2 documents but no tokens \(empty vocabulary\): a token is two or more word characters/);
+  });
+
+  it('a corpus given as --vectorizer gets the hint to give it as --corpus', () => {
+    const jsonl = writeJsonl(dir, 'train-like.jsonl', [{ question: 'the cat sat' }, { question: 'the dog sat' }]);
+    const one = writeJsonl(dir, 'one-row.jsonl', [{ question: 'the cat sat' }]);
+    const txt = join(dir, 'prompts.txt');
+    writeFileSync(txt, 'the cat sat\nthe dog sat\n');
+    for (const [file, where] of [
+      [jsonl, /train-like\.jsonl:2: not valid JSON/],
+      [one, /one-row\.jsonl: field "format": must be "rl-advantages\/tfidf-vectorizer"/],
+      [txt, /prompts\.txt: not valid JSON \(Unexpected token 'h'\);/],
+    ] as const) {
+      const run = rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--vectorizer', file], { input: '{"prompt":"a","reward":1}\n' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(where);
+      expect(run.stderr).toContain(`; --vectorizer takes a vectorizer saved by "rl-adv tfidf fit": to fit on this file, give it as --corpus ${file}\n`);
+    }
+  });
+
   it('a damaged saved vectorizer is reported with its file and field', () => {
     const good = TfidfVectorizer.fit(['the cat sat', 'the dog sat']).toJSON();
     const file = join(dir, 'damaged.json');
