@@ -1,10 +1,10 @@
 // report.md of a study run: what was run, every phase's result and wall time, the gate table, the arms' rewards,
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
 // report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
+import { formatFigure } from '../internal/figures.js';
 import { STUDY_PHASES, type StudySummary } from '../study/summary.js';
 
-const num = (x: number | null | undefined, digits = 4): string =>
-  typeof x !== 'number' || !Number.isFinite(x) ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(digits);
+const num = formatFigure;
 
 /** The title, the simulation banner and what was run. */
 function renderHeader(s: StudySummary, out: string[]): void {
@@ -39,7 +39,13 @@ function renderHeader(s: StudySummary, out: string[]): void {
     `- calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap} bootstrap replicates`,
   );
   if (s.options.steps !== null) out.push(`- steps overridden: ${s.options.steps} per arm (not the spec's)`);
-  if (s.options.eval_limit !== null) out.push(`- eval limited to the first ${s.options.eval_limit} test items (not all)`);
+  if (s.options.eval_limit !== null) {
+    out.push(
+      s.options.eval_limit >= s.data.test
+        ? `- eval on all ${s.data.test} test items (--eval-limit ${s.options.eval_limit} is not below their number)`
+        : `- eval limited to the first ${s.options.eval_limit} of ${s.data.test} test items (not all)`,
+    );
+  }
 }
 
 /** Every phase's status, wall time and result line, in protocol order. */
@@ -55,7 +61,12 @@ function renderPhases(s: StudySummary, out: string[]): void {
 /** The preflight checks. */
 function renderPreflight(s: StudySummary, out: string[]): void {
   if (s.preflight) {
-    out.push('', '## Preflight', '', '| check | passed | detail |', '| --- | --- | --- |');
+    const failed = s.preflight.checks.filter((c) => !c.passed).map((c) => c.id);
+    out.push('', `## Preflight: ${s.preflight.passed ? 'PASSED' : 'FAILED'}`, '');
+    if (!s.preflight.passed) {
+      out.push(`The preflight FAILED (${failed.length > 0 ? failed.join(', ') : 'the report says so'}): the run stopped before calibration.`, '');
+    }
+    out.push('| check | passed | detail |', '| --- | --- | --- |');
     for (const c of s.preflight.checks) out.push(`| ${c.id} | ${c.passed ? 'yes' : 'NO'} | ${c.detail.replace(/\|/g, '\\|')} |`);
   }
 }
@@ -66,7 +77,7 @@ function renderCalibration(s: StudySummary, out: string[]): void {
     const c = s.calibration;
     out.push(
       '',
-      '## Calibration (B_eff, METHOD section 4)',
+      '## Calibration (B_eff, docs/method.md section 4)',
       '',
       `${c.tasks} held-out train tasks, ${c.rollouts} rollouts of the starting policy; mean reward ${num(c.mean_reward, 3)}, ` +
         `sigma_eps^2 ${num(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches, ${c.bootstrap} bootstrap replicates; reference ${c.reference}.`,
@@ -84,9 +95,18 @@ function renderCalibration(s: StudySummary, out: string[]): void {
 function renderPilot(s: StudySummary, out: string[]): void {
   if (s.pilot) {
     out.push('', '## Pilot', '', '| policy | accuracy | items |', '| --- | ---: | ---: |');
-    for (const [name, e] of Object.entries(s.pilot.eval)) out.push(`| ${name} | ${num(e.accuracy, 3)} | ${e.n} |`);
+    for (const [name, e] of Object.entries(s.pilot.eval)) out.push(`| ${name} | ${num(e.accuracy)} | ${e.n} |`);
     out.push('', '| arm | reward per step |', '| --- | --- |');
     for (const [name, a] of Object.entries(s.pilot.arms)) out.push(`| ${name} | ${a.reward_per_step.map((r) => num(r, 3)).join(', ')} |`);
+    const accuracies = Object.values(s.pilot.eval).map((e) => e.accuracy);
+    if (s.simulation && accuracies.length > 1 && accuracies.every((a) => a === accuracies[0])) {
+      out.push(
+        '',
+        'Every pilot accuracy is the same: in the simulation a greedy answer is correct exactly when the item\'s success ' +
+          'probability is at least 0.5, and 3 training steps move no item of these across 0.5, so the pilot eval cannot ' +
+          'tell the arms apart (docs/sim.md). The full arms and the eval on every test item can.',
+      );
+    }
   }
 }
 

@@ -13,6 +13,14 @@ import { escapeHtml, figureHtml, tableHtml, type HtmlSection } from './html.js';
 /** A number as the tables print it (4 decimals, integers plainly), `n/a` when absent. */
 export const f4 = (x: number | null | undefined): string => (typeof x === 'number' && Number.isFinite(x) ? formatNumber(x) : 'n/a');
 
+/** The preflight's checks as a table, its verdict in the heading (no chart: each check is pass or fail). */
+export function preflightSection(preflight: { readonly passed: boolean; readonly checks: readonly { id: string; passed: boolean; detail: string }[] }): HtmlSection {
+  const verdict = preflight.passed ? 'PASSED' : 'FAILED';
+  const note = preflight.passed ? '' : '<p class="fail">The preflight FAILED: the run stopped before calibration.</p>';
+  const rows = preflight.checks.map((c) => [c.id, { html: c.passed ? '<span class="pass">yes</span>' : '<span class="fail">NO</span>' }, c.detail]);
+  return { id: 'preflight', heading: `Preflight: ${verdict}`, body: note + tableHtml(['check', 'passed', 'detail'], rows) };
+}
+
 /** Chart 1 with its caption. */
 export async function rewardSection(arms: readonly ArmRewards[]): Promise<HtmlSection | null> {
   const logged = arms.filter((a) => a.rewardPerStep.length > 0);

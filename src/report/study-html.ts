@@ -3,7 +3,7 @@ import type { StudySummary } from '../study/summary.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
 import { renderHtmlPage, type HtmlSection } from './html.js';
-import { calibrationSection, decisionSection, evalSection, gateSection, kernelSection, powerSection, rewardSection } from './sections.js';
+import { calibrationSection, decisionSection, evalSection, gateSection, kernelSection, powerSection, preflightSection, rewardSection } from './sections.js';
 
 /** What report.html is built from: summary.json and the files it names, as read from the run folder. */
 export interface StudyArtifacts {
@@ -38,7 +38,7 @@ function evalOf(a: StudyArtifacts): Promise<HtmlSection> | null {
 }
 
 /**
- * Renders report.html of a study run from its artifacts: the reward, B_eff, kernel, gate, eval, decision and power
+ * Renders report.html of a study run from its artifacts: the preflight's checks, the reward, B_eff, kernel, gate, eval, decision and power
  * charts (each only when the run produced its data), the tables beside them, and a footer naming every file read.
  * A simulated run carries the simulation banner at the top and a note in every section.
  *
@@ -51,6 +51,7 @@ export async function renderStudyHtml(artifacts: StudyArtifacts): Promise<string
   const fallback = s.fallback ? [{ estimator: `${s.fallback.estimator} (fallback)`, ratio: s.fallback.ratio, ci95: s.fallback.ratio_ci95 }] : [];
   const sections = (
     await Promise.all([
+      s.preflight ? preflightSection(s.preflight) : null,
       rewardSection([
         ...Object.entries(s.pilot?.arms ?? {}).map(([arm, a]) => ({ arm, phase: 'pilot' as const, rewardPerStep: a.reward_per_step })),
         ...Object.entries(s.arms ?? {}).map(([arm, a]) => ({ arm, phase: 'full' as const, rewardPerStep: a.reward_per_step })),

@@ -37,7 +37,9 @@ export interface StudyOptions {
 export type PhaseEvent =
   | { readonly kind: 'start'; readonly phase: string; readonly label: string }
   | { readonly kind: 'progress'; readonly phase: string; readonly label: string; readonly done: number; readonly total: number }
-  | { readonly kind: 'end'; readonly phase: string; readonly line: string; readonly seconds: number };
+  | { readonly kind: 'end'; readonly phase: string; readonly line: string; readonly seconds: number }
+  /** A line about the run as a whole, e.g. where a resumed run continues. */
+  | { readonly kind: 'note'; readonly line: string };
 
 /** The outcome of {@link runStudy}: the exit code (0 done, 1 gate failed) and the summary. */
 export interface StudyOutcome {

@@ -3,21 +3,21 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
-import { usage } from './usage.js';
+import { plainReason, usage } from './usage.js';
 
 /** Refuses a folder it cannot write, before any artifact exists. */
-function prepareDir(dir: string, resume: boolean): void {
+function prepareDir(dir: string, resume: boolean, shown: string): void {
   if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw usage(`--out ${dir} exists and is not a folder`, 'bad_out_dir');
+    if (!statSync(dir).isDirectory()) throw usage(`--out ${shown} exists and is not a folder`, 'bad_out_dir');
     const entries = readdirSync(dir);
     if (entries.length > 0 && !resume) {
-      throw usage(`--out ${dir} is not empty: pass --resume to continue the run in it, or choose an empty folder`, 'out_dir_not_empty');
+      throw usage(`--out ${shown} is not empty: pass --resume to continue the run in it, or choose an empty folder`, 'out_dir_not_empty');
     }
   } else {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (error) {
-      throw usage(`--out ${dir} cannot be created: ${(error as Error).message}`, 'bad_out_dir');
+      throw usage(`--out ${shown} cannot be created: ${plainReason(error)}`, 'bad_out_dir');
     }
   }
   try {
@@ -26,7 +26,7 @@ function prepareDir(dir: string, resume: boolean): void {
     writeFileAtomic(probe, '');
     rmSync(probe);
   } catch (error) {
-    throw usage(`--out ${dir} is not writable: ${(error as Error).message}`, 'bad_out_dir');
+    throw usage(`--out ${shown} is not writable: ${plainReason(error)}`, 'bad_out_dir');
   }
 }
 
@@ -41,23 +41,23 @@ function removeStaleTemporaries(dir: string): void {
 
 /**
  * Claims `dir` for the run of `identity` (run.json): a fresh folder gets run.json; a resumed one must hold the same
- * identity, and loses its stale temporaries.
+ * identity, and loses its stale temporaries. Messages name the folder as `shown` (what the user typed).
  */
-export function claimRunDir(dir: string, identity: Readonly<Record<string, unknown>>, resume: boolean): void {
-  prepareDir(dir, resume);
+export function claimRunDir(dir: string, identity: Readonly<Record<string, unknown>>, resume: boolean, shown = dir): void {
+  prepareDir(dir, resume, shown);
   const runFile = path.join(dir, 'run.json');
   if (existsSync(runFile)) {
     const previous = readJson<Record<string, unknown>>(runFile);
     const differs = Object.keys(identity).filter((k) => JSON.stringify(previous[k]) !== JSON.stringify(identity[k]));
     if (differs.length > 0) {
       throw usage(
-        `--out ${dir} holds another run (different ${differs.join(', ')}); refusing to mix runs: use another folder`,
+        `--out ${shown} holds another run (different ${differs.join(', ')}); refusing to mix runs: use another folder`,
         'resume_mismatch',
       );
     }
     removeStaleTemporaries(dir);
   } else if (resume && readdirSync(dir).length > 0) {
-    throw usage(`--out ${dir} holds no rl-adv study run (no run.json); refusing to resume into it`, 'resume_mismatch');
+    throw usage(`--out ${shown} holds no rl-adv study run (no run.json); refusing to resume into it`, 'resume_mismatch');
   } else {
     writeJsonAtomic(runFile, identity);
   }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Gsm8kItem } from '../grading/gsm8k-data.js';
 import { renderReport } from '../report/markdown.js';
 import { writeStudyReports } from '../report/write.js';
+import { describeResumePoint } from './resume-point.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
 import { phaseEvents } from './events.js';
@@ -122,11 +123,14 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
   const identity = runIdentity(options, seed, specText, data);
-  claimRunDir(dir, identity, options.resume === true);
+  claimRunDir(dir, identity, options.resume === true, options.dir);
 
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
   const ctx = phaseContext({ options, dir, specPath, spec, arms, dataSeed, data, identity, summary });
+  if (options.resume === true && existsSync(summaryFile)) {
+    options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf) });
+  }
   ctx.save();
   let exitCode: 0 | 1 = 0;
   for (const name of STUDY_PHASES) {

@@ -8,7 +8,7 @@ import type { StudyQuestions } from './load-questions.js';
 import type { StudyOptions } from './options.js';
 import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
 import { STUDY_CALIBRATION, type StudySummary } from './summary.js';
-import { usage } from './usage.js';
+import { plainReason, usage } from './usage.js';
 
 /** run.json: what must match for --resume to continue a run. */
 export type RunIdentity = {
@@ -45,7 +45,7 @@ export function readSpec(specPath: string): { specText: string; spec: StudySpec 
   try {
     specText = readFileSync(specPath, 'utf8');
   } catch (error) {
-    throw usage(`--spec ${specPath} cannot be read: ${(error as Error).message}`, 'spec_not_found');
+    throw usage(`--spec ${specPath} cannot be read: ${plainReason(error)}`, 'spec_not_found');
   }
   return { specText, spec: loadStudySpec(specText) };
 }

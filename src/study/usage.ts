@@ -5,3 +5,16 @@ import { RlAdvantagesError } from '../errors.js';
 export function usage(message: string, code = 'bad_option'): RlAdvantagesError {
   return new RlAdvantagesError(message, { code });
 }
+
+/** The reason of a file-system error without Node's `ENOENT: ..., open 'PATH'` wrapping (the caller names the path). */
+export function plainReason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const reasons: Record<string, string> = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EISDIR: 'it is a folder',
+    ENOTDIR: 'a part of the path is not a folder',
+    EROFS: 'read-only file system',
+  };
+  return (e.code !== undefined ? reasons[e.code] : undefined) ?? e.message;
+}

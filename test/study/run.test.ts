@@ -229,7 +229,7 @@ describe('runStudy refuses bad input before writing anything', () => {
     await expect(asFile).rejects.toBeInstanceOf(RlAdvantagesError);
     // Two levels under the file, resuming: mkdir fails with ENOTDIR whoever runs it.
     const under = runStudy({ specPath, dir: path.join(file, 'a', 'b'), backend: createSimBackend(), dataDir: gsm8kDir, resume: true });
-    await expect(under).rejects.toThrow(/cannot be created: ENOTDIR/);
+    await expect(under).rejects.toThrow(/cannot be created: a part of the path is not a folder/);
     expect(readdirSync(root)).toEqual(['file']);
     expect(readFileSync(file, 'utf8')).toBe('x');
   });
@@ -306,6 +306,25 @@ describe('the tinker backend', () => {
 });
 
 describe('the tinker backend when a driver fails', () => {
+  it('a preflight whose checks failed (exit 1 with its report) is recorded FAILED and stops the run with exit code 1', async () => {
+    const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));
+    writeFileSync(
+      path.join(drivers, 'preflight.py'),
+      'import json, sys\nout = sys.argv[sys.argv.index("--out") + 1]\n' +
+        'json.dump({"passed": False, "checks": {"reference_loss": {"passed": False, "max_abs_error": 0.002}}}, open(out, "w"))\n' +
+        'sys.stderr.write("1 check(s) failed: reference_loss\\n")\nsys.exit(1)\n',
+    );
+    const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
+    const dir = path.join(temp(), 'run');
+    const { exitCode, summary } = await runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick });
+    expect(exitCode).toBe(1);
+    expect(summary.phases.preflight?.status).toBe('failed');
+    expect(summary.preflight?.checks).toContainEqual({ id: 'tinker:reference_loss', passed: false, detail: 'examples/tinker-cookbook/preflight.py: max abs error 2.000e-3' });
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('## Preflight: FAILED');
+    expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('Preflight: FAILED');
+  });
+
+
   it('stops with an error naming the driver, its exit code, its log and the end of its stderr', async () => {
     const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));
     writeFileSync(path.join(drivers, 'run_arm.py'), 'import sys\nsys.stderr.write("tinker: quota exceeded\\n")\nsys.exit(3)\n');

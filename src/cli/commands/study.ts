@@ -11,6 +11,7 @@ import { SIM_QUESTION_SETS, type SimQuestionSet } from '../../study/sim/question
 import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { integerOption } from '../options.js';
+import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 
 interface StudyCliOptions {
   spec: string;
@@ -50,7 +51,10 @@ function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
     bar = undefined;
   };
   return (event) => {
-    if (event.kind === 'end') {
+    if (event.kind === 'note') {
+      stopBar();
+      io.stderr.write(`rl-adv study: ${event.line}\n`);
+    } else if (event.kind === 'end') {
       stopBar();
       io.stderr.write(`rl-adv study: ${event.phase}: ${event.line} (${event.seconds.toFixed(1)} s)\n`);
     } else if (event.kind === 'start') {
@@ -85,6 +89,8 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
   } else {
     throw new CliUsageError(`--backend must be "sim" or "tinker", got ${JSON.stringify(options.backend)}`);
   }
+  // A gate check on a metric rl-adv never computes could only ever be `missing`: refuse it by name, before any work.
+  await refuseUnknownGateMetrics(options.spec, await readSpec(options.spec, io), io);
   const { exitCode, summary } = await runStudy({
     specPath: options.spec,
     dir: options.out,

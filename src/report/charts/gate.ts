@@ -1,4 +1,5 @@
 // Chart 3: the activation gate, one strip per check: the allowed range shaded, the measured value marked pass/fail.
+import { formatFigure } from '../../internal/figures.js';
 import { paddedDomain } from './domain.js';
 import { CHART_WIDTH, type VegaLiteSpec } from './render.js';
 
@@ -50,9 +51,7 @@ function strip(check: GateCheckRow): VegaLiteSpec {
 }
 
 /** Numbers as the report's tables print them: integers plainly, others with 4 decimals. */
-export function formatNumber(x: number): string {
-  return Number.isInteger(x) ? String(x) : x.toFixed(4);
-}
+export const formatNumber = (x: number): string => formatFigure(x);
 
 /**
  * Vega-Lite spec of chart 3: one strip per gate check, each on its own scale (the checks measure different things),

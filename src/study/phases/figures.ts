@@ -6,5 +6,5 @@ export function accuracy(rows: readonly EvalRow[]): number {
   return rows.filter((r) => r.correct).length / rows.length;
 }
 
-/** A number with `digits` decimals for a result line, or `n/a`. */
-export const fmt = (x: number | null | undefined, digits = 4): string => (typeof x === 'number' ? x.toFixed(digits) : 'n/a');
+/** A figure for a result line, printed as report.md prints it. */
+export { formatFigure as fmt } from '../../internal/figures.js';

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PILOT_EVAL_ITEMS, PILOT_STEPS } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { FIGURE_DIGITS } from '../../internal/figures.js';
 import { accuracy, fmt } from './figures.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
@@ -25,7 +26,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     evals[arm.name] = { accuracy: accuracy(rows), n: rows.length };
   }
   ctx.summary.pilot = { arms, eval: evals };
-  return { line: Object.entries(evals).map(([k, v]) => `${k} ${fmt(v.accuracy, 2)}`).join(', ') + ` (accuracy on ${pilotItems.length} items)` };
+  return { line: Object.entries(evals).map(([k, v]) => `${k} ${fmt(v.accuracy, FIGURE_DIGITS.accuracy)}`).join(', ') + ` (accuracy on ${pilotItems.length} items)` };
 }
 
 /** The pilot phase: pilot/<arm>/advantages.jsonl and pilot/eval_<policy>.jsonl. */
