@@ -1,5 +1,5 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readGroups, readRewards, sumsOfOthers } from '../internal/batch.js';
+import { advantagesFrom, exactGroupMean, looMeans, readGroups, readRewards, sumsOfOthers } from '../internal/batch.js';
 import { finishResult } from '../internal/diagnostics.js';
 import { runMasked } from '../internal/mask.js';
 import { normalizeAdvantages, readNormalize } from '../internal/normalize.js';
@@ -32,7 +32,8 @@ export function groupMean(batch: Batch, options: NormalizeOptions = {}): Estimat
     const baselines = new Float64Array(rewards.length);
     let maxSelfWeight = 0;
     for (const group of members) {
-      const mean = groupSum(rewards, group) / group.length;
+      // A group of equal rewards gets exactly their value, so its A is 0 (sum / n can be an ulp off).
+      const mean = exactGroupMean(rewards, group);
       for (const i of group) baselines[i] = mean;
       maxSelfWeight = Math.max(maxSelfWeight, 1 / group.length);
     }
