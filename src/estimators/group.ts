@@ -88,8 +88,8 @@ export interface RlooOptions extends NormalizeOptions {
  * REINFORCE leave-one-out within the group (RLOO): the baseline is the mean reward of the other
  * rollouts of the same prompt, b_i = (sum_{g_j = g_i} r_j - r_i) / (n_g - 1).
  *
- * A group of one is an error, or with `singleton: 'zero'` gets A = 0 and b = r_i (verl instead
- * leaves its advantage at r_i). b_i never depends on r_i (the sum of the others is formed without
+ * A group of one is an error, or with `singleton: 'zero'` gets A = 0 and b = r_i, so
+ * `maxSelfWeight` 1 (verl instead leaves its advantage at r_i). b_i never depends on r_i (the sum of the others is formed without
  * it). docs/method.md sections 2 and 2.2; RLOO: https://arxiv.org/abs/2402.14740
  *
  * @throws {@link RlAdvantagesError} as {@link groupMean}, and for a group of one unless
@@ -113,11 +113,13 @@ export function rloo(batch: Batch, options: RlooOptions = {}): EstimatorResult {
     const rewards = readRewards(b, singleton === 'zero' ? 1 : 2, 'rloo');
     const { members } = readGroups(b, rewards.length, 'rloo');
     const baselines = new Float64Array(rewards.length);
+    let maxSelfWeight = 0;
     for (const group of members) {
       if (group.length < 2) {
         const i = group[0] as number;
         if (singleton === 'zero') {
           baselines[i] = rewards[i] as number;
+          maxSelfWeight = 1; // b = r_i: this rollout is its own baseline
           continue;
         }
         throw new RlAdvantagesError(
@@ -129,7 +131,7 @@ export function rloo(batch: Batch, options: RlooOptions = {}): EstimatorResult {
       for (let k = 0; k < group.length; k++) baselines[group[k] as number] = (others[k] as number) / (group.length - 1);
     }
     const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
-    return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight: 0 });
+    return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight });
   });
 }
 

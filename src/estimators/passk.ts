@@ -56,8 +56,15 @@ export function grpoPassk(batch: Batch, options: GrpoPasskOptions = {}): Estimat
       const gap = (rewards[best] as number) - second;
       baselines[best] = second;
       if (gap === 0) continue;
-      const std = twoPassStd(rewards, group) as number;
-      advantages[best] = settings.normalize === 'none' ? gap : gap / (Math.max(std, settings.stdFloor) + settings.epsilon);
+      const denominator = Math.max(twoPassStd(rewards, group) as number, settings.stdFloor) + settings.epsilon;
+      if (settings.normalize === 'group' && denominator === 0) {
+        throw new RlAdvantagesError(`rewards[${best}]: its group's std is 0 (underflow) and epsilon = stdFloor = 0; give epsilon or stdFloor > 0`, {
+          code: 'zero_std',
+          field: 'rewards',
+          index: best,
+        });
+      }
+      advantages[best] = settings.normalize === 'none' ? gap : gap / denominator;
     }
     return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight: 0 });
   });
