@@ -10,14 +10,33 @@ export { VERSION } from './version.js';
 export type { NdArrayLike } from './internal/validate.js';
 
 // Estimators
-export type { Batch, Estimator, EstimatorResult } from './estimators/types.js';
-export { groupMean, groupMeanStd, rloo, type GroupMeanStdOptions } from './estimators/group.js';
+export type {
+  Batch,
+  Estimator,
+  EstimatorResult,
+  EstimatorDiagnostics,
+  Normalize,
+  NormalizeOptions,
+} from './estimators/types.js';
+export { groupMean, groupMeanStd, rloo, type GroupMeanStdOptions, type RlooOptions } from './estimators/group.js';
+export { reinforcePlusPlusBaseline, type ReinforcePlusPlusOptions } from './estimators/reinforce-plus-plus.js';
+export { remax, opo, gpg } from './estimators/outcome-baselines.js';
+export { grpoPassk, passk, binomialRatio, type GrpoPasskOptions, type PasskOptions } from './estimators/passk.js';
+export { shrinkageLoo, type ShrinkageLooOptions } from './estimators/shrinkage-loo.js';
+export {
+  PromptValueEstimator,
+  type PromptValueOptions,
+  type PromptValueJSON,
+  type StatefulEstimator,
+} from './estimators/prompt-value.js';
 export { looBatchMean } from './estimators/loo-batch-mean.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';
 export {
   createEstimator,
+  createStatefulEstimator,
+  isStatefulEstimator,
   parseEstimatorName,
   ESTIMATOR_NAMES,
   type EstimatorBaseName,

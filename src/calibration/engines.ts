@@ -5,7 +5,7 @@
 // docs/method.md section 2), so it gives what createEstimator(name).compute(batch) gives up to rounding;
 // test/calibration/engines.test.ts checks agreement within 1e-12.
 import { RlAdvantagesError } from '../errors.js';
-import { parseEstimatorName } from '../estimators/registry.js';
+import { createEstimator, parseEstimatorName } from '../estimators/registry.js';
 import { looMeansInto } from '../internal/batch.js';
 import { TfidfVectorizer, type CsrMatrix } from '../text/tfidf.js';
 
@@ -169,11 +169,30 @@ function lengthBucketEngine(prompts: readonly string[], vectorizer: TfidfVectori
   };
 }
 
+/**
+ * shrinkage_loo through createEstimator on each batch, each rollout its own group: a calibration batch
+ * holds B distinct tasks (a bootstrap batch may repeat one; still distinct draws), so every group has one rollout, so b is its prior (lambda = 1, docs/method.md section 2.2).
+ * Slower than the engines above (no precomputed table).
+ */
+function genericEngine(name: string, prompts: readonly string[], vectorizer: TfidfVectorizer | undefined): BaselineEngine {
+  const estimator = createEstimator(name, vectorizer === undefined ? {} : { vectorizer });
+  return {
+    name,
+    compute: (taskOf, rewards, out) => {
+      // One group per rollout: a bootstrap batch may hold a resampled task twice, and those are distinct tasks.
+      const ids = Array.from(taskOf);
+      out.set(estimator.compute({ rewards, prompts: ids.map((k) => prompts[k] as string), groupIds: ids.map((_, i) => i) }).baselines);
+    },
+  };
+}
+
 /** Estimators a calibration can score: those whose b_i uses only prompts and other rollouts' rewards. */
 export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
   'loo_batch_mean',
   'tfidf_kernel_loo_T<T>',
   'length_bucket_loo',
+  'shrinkage_loo',
+  'shrinkage_loo_tfidf_kernel_loo_T<T>',
 ]);
 
 /**
@@ -204,8 +223,11 @@ export function createBaselineEngine(
   if (base === 'loo_batch_mean') return looEngine();
   if (base === 'tfidf_kernel_loo') return tfidfKernelEngine(name, temperature as number, prompts, needVectorizer(), denseLimit);
   if (base === 'length_bucket_loo') return lengthBucketEngine(prompts, needVectorizer());
+  if (base === 'shrinkage_loo') return genericEngine(name, prompts, vectorizer);
   throw new RlAdvantagesError(
-    `${field} "${name}" cannot be calibrated: a calibration batch holds one rollout of each of B distinct tasks, so only estimators whose baseline uses prompts and other tasks' rewards apply (${CALIBRATION_ESTIMATORS.join(', ')})`,
+    base === 'prompt_value'
+      ? `${field} "${name}" cannot be calibrated: it keeps state across training steps, and a calibration scores one batch at a time`
+      : `${field} "${name}" cannot be calibrated: a calibration batch holds one rollout of each of B distinct tasks, so only estimators whose baseline uses prompts and other tasks' rewards apply (${CALIBRATION_ESTIMATORS.join(', ')})`,
     { code: 'unsupported_estimator', field },
   );
 }

@@ -46,3 +46,45 @@ export function flagNames(message: string, flags: Readonly<Record<string, string
   }
   return out;
 }
+
+/** Parser for an option that must be a finite number >= 0. */
+export function nonNegativeOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a finite number >= 0.');
+  return n;
+}
+
+/**
+ * Adds the normalisation options of the centred estimators (docs/method.md section 2.1):
+ * `--normalize`, `--epsilon`, `--std-floor`, and rloo's `--singleton`.
+ */
+export function addNormalizeOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--normalize <mode>', "divide r - b by the group's or the batch's std (default: the estimator's)").choices(['none', 'group', 'batch']))
+    .option('--epsilon <x>', "added to the std (default: the estimator's, 1e-6 for most)", nonNegativeOption)
+    .option('--std-floor <x>', 'a minimum std (default 0)', nonNegativeOption)
+    .addOption(new Option('--singleton <mode>', 'rloo: a group of one is an error, or gets A = 0').choices(['error', 'zero']));
+}
+
+/** The estimator options from {@link addNormalizeOptions}'s flags, as the library names them. */
+export function normalizeContext(options: { normalize?: string; epsilon?: number; stdFloor?: number; singleton?: string }): {
+  normalize?: 'none' | 'group' | 'batch';
+  epsilon?: number;
+  stdFloor?: number;
+  singleton?: 'error' | 'zero';
+} {
+  return {
+    ...(options.normalize === undefined ? {} : { normalize: options.normalize as 'none' | 'group' | 'batch' }),
+    ...(options.epsilon === undefined ? {} : { epsilon: options.epsilon }),
+    ...(options.stdFloor === undefined ? {} : { stdFloor: options.stdFloor }),
+    ...(options.singleton === undefined ? {} : { singleton: options.singleton as 'error' | 'zero' }),
+  };
+}
+
+/** The flag a user typed for a library option field (for messages): stdFloor -> --std-floor. */
+export const OPTION_FLAGS: Readonly<Record<string, string>> = Object.freeze({
+  normalize: '--normalize',
+  epsilon: '--epsilon',
+  stdFloor: '--std-floor',
+  singleton: '--singleton',
+});

@@ -2,6 +2,8 @@ import { RlAdvantagesError } from '../errors.js';
 import { advantagesFrom, looMeans, readRewards } from '../internal/batch.js';
 import { kernelBaselines, singletonUnits } from '../internal/kernel.js';
 import { checkTemperature, describe, isNdArray, type NdArrayLike } from '../internal/validate.js';
+import { finishResult } from '../internal/diagnostics.js';
+import { runMasked } from '../internal/mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link kernelLoo}: a temperature and, unless the batch has `features`, a similarity. */
@@ -36,6 +38,7 @@ export interface KernelLooOptions {
  * ```
  */
 export function kernelLoo(batch: Batch, options: KernelLooOptions): EstimatorResult {
+  if (batch?.mask !== undefined) return runMasked(batch, (b) => kernelLoo(b, options));
   const rewards = readRewards(batch, 2, 'kernel_loo');
   const temperature = checkTemperature('temperature', options?.temperature);
   const size = rewards.length;
@@ -80,7 +83,7 @@ export function kernelLoo(batch: Batch, options: KernelLooOptions): EstimatorRes
     });
   }
   const baselines = kernelBaselines(rewards, singletonUnits(size), row, temperature);
-  return { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 };
+  return finishResult(batch, rewards, { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 });
 }
 
 /** Reads [B, d] features into one row-major Float64Array with L2-normalised rows. */

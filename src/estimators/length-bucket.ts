@@ -1,6 +1,8 @@
 import { RlAdvantagesError } from '../errors.js';
 import { advantagesFrom, looMeans, readPrompts, readRewards, sumsOfOthers } from '../internal/batch.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
+import { finishResult } from '../internal/diagnostics.js';
+import { runMasked } from '../internal/mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link lengthBucketLoo}. */
@@ -27,6 +29,7 @@ export interface LengthBucketOptions {
  * ```
  */
 export function lengthBucketLoo(batch: Batch, options: LengthBucketOptions): EstimatorResult {
+  if (batch?.mask !== undefined) return runMasked(batch, (b) => lengthBucketLoo(b, options));
   const name = 'length_bucket_loo';
   const rewards = readRewards(batch, 2, name);
   const prompts = readPrompts(batch, rewards.length, name);
@@ -54,5 +57,5 @@ export function lengthBucketLoo(batch: Batch, options: LengthBucketOptions): Est
     const others = sumsOfOthers(rewards, bucket);
     bucket.forEach((i, k) => (baselines[i] = (others[k] as number) / (bucket.length - 1)));
   }
-  return { advantages: advantagesFrom(rewards, baselines), baselines, looMean, maxSelfWeight: 0 };
+  return finishResult(batch, rewards, { advantages: advantagesFrom(rewards, baselines), baselines, looMean, maxSelfWeight: 0 });
 }

@@ -3,6 +3,8 @@ import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/
 import { sparseKernelBaselines, unitsByKey } from '../internal/kernel.js';
 import { checkTemperature } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
+import { finishResult } from '../internal/diagnostics.js';
+import { runMasked } from '../internal/mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link tfidfKernelLoo}. */
@@ -43,6 +45,7 @@ export interface TfidfKernelOptions {
  * ```
  */
 export function tfidfKernelLoo(batch: Batch, options: TfidfKernelOptions): EstimatorResult {
+  if (batch?.mask !== undefined) return runMasked(batch, (b) => tfidfKernelLoo(b, options));
   const name = 'tfidf_kernel_loo';
   const rewards = readRewards(batch, 2, name);
   const prompts = readPrompts(batch, rewards.length, name);
@@ -59,5 +62,5 @@ export function tfidfKernelLoo(batch: Batch, options: TfidfKernelOptions): Estim
   for (let u = 0; u < units.count; u++) unique.push(prompts[units.order[units.start[u] as number] as number] as string);
   const x = vectorizer.transform(unique);
   const baselines = sparseKernelBaselines(rewards, units, x, temperature);
-  return { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 };
+  return finishResult(batch, rewards, { advantages: advantagesFrom(rewards, baselines), baselines, looMean: looMeans(rewards), maxSelfWeight: 0 });
 }

@@ -13,6 +13,39 @@ export interface Batch {
   readonly groupIds?: ArrayLike<string | number>;
   /** Per-rollout feature vectors (e.g. prompt embeddings) for `kernel_loo`: an array of vectors or a 2-D ndarray of shape [B, d]. */
   readonly features?: ArrayLike<ArrayLike<number>> | NdArrayLike;
+  /** Per-rollout mask, `true` = masked: the rollout enters no baseline, mean or std and gets A = 0 (its reward may then be non-finite). docs/method.md section 2.1. */
+  readonly mask?: ArrayLike<boolean>;
+  /** L_i > 0, the length (tokens) of each response, for `opo` and `reinforce_plus_plus_baseline`. */
+  readonly lengths?: ArrayLike<number>;
+  /** The reward of the greedy response to rollout i's prompt, for `remax`. */
+  readonly greedyRewards?: ArrayLike<number>;
+}
+
+/** Counts that say how much signal a batch's advantages carry (docs/method.md section 2.1). */
+export interface EstimatorDiagnostics {
+  /** Distinct groups among the unmasked rollouts (group ids; else distinct prompts; else one per rollout). */
+  readonly groups: number;
+  /** Groups with one unmasked rollout. */
+  readonly groupsOfOne: number;
+  /** Groups with at least 2 unmasked rollouts whose rewards are all equal. */
+  readonly zeroVarianceGroups: number;
+  /** The fraction of all B rollouts (masked included) whose advantage is exactly 0. */
+  readonly zeroAdvantageFraction: number;
+  /** Masked rollouts. */
+  readonly masked: number;
+}
+
+/** How group- or batch-centred estimators scale r_i - b_i (docs/method.md section 2.1). */
+export type Normalize = 'none' | 'group' | 'batch';
+
+/** Options every centred estimator takes. */
+export interface NormalizeOptions {
+  /** `'none'` (the default for most), `'group'` (divide by the group's std) or `'batch'` (by the batch's std). */
+  normalize?: Normalize;
+  /** Added to the std before dividing. Default 1e-6 (verl); TRL uses 1e-4, OpenRLHF 1e-9. */
+  epsilon?: number;
+  /** A minimum std (NeMo-RL's guard for near-constant groups). Default 0. */
+  stdFloor?: number;
 }
 
 /** What every estimator returns; every array has one element per rollout, in input order. */
@@ -25,6 +58,8 @@ export interface EstimatorResult {
   readonly looMean: Float64Array;
   /** The largest normalised self-weight w_ii / sum_j w_ij used: 0 for every leave-one-out estimator, max 1/n_g for group means. */
   readonly maxSelfWeight: number;
+  /** Groups, groups of one, zero-variance groups, the fraction of exactly-zero advantages, masked rollouts. */
+  readonly diagnostics: EstimatorDiagnostics;
 }
 
 /** A named estimator, as {@link createEstimator} returns it. */

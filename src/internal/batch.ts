@@ -141,3 +141,34 @@ export function advantagesFrom(rewards: Float64Array, baselines: Float64Array): 
   for (let i = 0; i < rewards.length; i++) out[i] = (rewards[i] as number) - (baselines[i] as number);
   return out;
 }
+
+/** `lengths`, required: one finite length > 0 per rollout. */
+export function readLengths(batch: Batch, size: number, estimator: string): Float64Array {
+  if (batch.lengths === undefined || batch.lengths === null) {
+    throw new RlAdvantagesError(`lengths is required: ${estimator} weighs each rollout by its response length`, {
+      code: 'missing_field',
+      field: 'lengths',
+    });
+  }
+  const lengths = toFiniteFloat64('lengths', batch.lengths);
+  checkLength('lengths', lengths.length, size);
+  lengths.forEach((length, i) => {
+    if (!(length > 0)) {
+      throw new RlAdvantagesError(`lengths[${i}] must be > 0, got ${length}`, { code: 'bad_value', field: 'lengths', index: i });
+    }
+  });
+  return lengths;
+}
+
+/** The mean of rewards[group], exactly the common value when every reward of the group is equal (so A = 0 exactly there). */
+export function exactGroupMean(rewards: Float64Array, group: ArrayLike<number>): number {
+  const first = rewards[group[0] as number] as number;
+  let sum = 0;
+  let constant = true;
+  for (let k = 0; k < group.length; k++) {
+    const r = rewards[group[k] as number] as number;
+    sum += r;
+    if (r !== first) constant = false;
+  }
+  return constant ? first : sum / group.length;
+}

@@ -66,6 +66,29 @@ describe('tfidf kernel engine without the K x K cosine table (more than 2048 tas
   });
 });
 
+describe('shrinkage_loo in a calibration batch (one rollout per task: lambda = 1, b = the prior)', () => {
+  it('equals the LOO batch mean bit for bit, and with a TF-IDF prior the kernel within 1e-12', () => {
+    const rng = seedrandom('shrinkage');
+    const pairs = [
+      ['shrinkage_loo', 'loo_batch_mean', 0],
+      ['shrinkage_loo_tfidf_kernel_loo_T0.1', 'tfidf_kernel_loo_T0.1', 1e-12],
+    ] as const;
+    for (const [name, reference, tolerance] of pairs) {
+      const engine = createBaselineEngine(name, prompts, vectorizer, 'estimator');
+      const other = createBaselineEngine(reference, prompts, vectorizer, 'reference');
+      for (let trial = 0; trial < 4; trial++) {
+        const { taskOf, rewards } = drawBatch(rng, 16, trial % 2 === 0);
+        const a = new Float64Array(16);
+        const b = new Float64Array(16);
+        engine.compute(taskOf, rewards, a);
+        other.compute(taskOf, rewards, b);
+        for (let i = 0; i < 16; i++) expect(Math.abs((a[i] as number) - (b[i] as number))).toBeLessThanOrEqual(tolerance);
+      }
+    }
+    expect(() => createBaselineEngine('prompt_value', prompts, vectorizer, 'estimator')).toThrow(/keeps state across training steps/);
+  });
+});
+
 describe('createBaselineEngine', () => {
   it('refuses estimators that need several rollouts of one task, and kernels without a vectorizer', () => {
     expect(() => createBaselineEngine('group_mean', prompts, vectorizer, 'estimator')).toThrow(/cannot be calibrated/);

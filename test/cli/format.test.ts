@@ -21,7 +21,7 @@ describe('plural', () => {
     const input = writeJsonl(dir, 'one.jsonl', [{ reward: 1, group: 'q' }]);
     const out = join(dir, 'adv.jsonl');
     const advantages = rlAdv(['advantages', '--estimator', 'group_mean', '--input', input, '--output', out]);
-    expect(advantages.stderr).toBe(`rl-adv: wrote 1 advantage (group_mean) to ${out}\n`);
+    expect(advantages.stderr).toBe(`rl-adv: wrote 1 advantage (group_mean) to ${out}\nrl-adv: 1 group (1 of one, 0 zero-variance), 100% of advantages exactly 0\n`);
     expect(readFileSync(out, 'utf8')).toMatch(/^\{"advantage":0,"baseline":1,/);
     const loo = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', input]);
     expect(loo.stderr).toMatch(/field "reward": has 1 rollout; loo_batch_mean needs at least 2/);

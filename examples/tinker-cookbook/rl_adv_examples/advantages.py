@@ -214,7 +214,12 @@ def step_log_line(
     advantages: Sequence[float],
     max_self_weight: float,
 ) -> dict[str, Any]:
-    """One ``advantages.jsonl`` line, exactly the docs/method.md section 9 fields."""
+    """One ``advantages.jsonl`` line: the docs/method.md section 9 fields, and ``diagnostics`` (section 2.1).
+
+    Groups are the consecutive runs of ``group_sizes``; the diagnostics count them, the groups of one,
+    the zero-variance groups (>= 2 rollouts, all rewards equal) and the fraction of advantages exactly 0
+    (the same keys ``rl-adv serve`` answers with; nothing is masked here).
+    """
     n = len(rewards)
     for name, values in (("baselines", baselines), ("loo_mean", loo_mean), ("advantages", advantages)):
         if len(values) != n:
@@ -223,6 +228,15 @@ def step_log_line(
         raise ValueError(f"group sizes {list(group_sizes)} do not add up to {n} rollouts")
     nonzero = sum(1 for a in advantages if abs(a) > NONZERO_ADVANTAGE_EPS)
     gap = sum(abs(b - m) for b, m in zip(baselines, loo_mean))
+    starts = [sum(group_sizes[:g]) for g in range(len(group_sizes))]
+    groups = [list(rewards[s:s + size]) for s, size in zip(starts, group_sizes)]
+    diagnostics = {
+        "groups": len(groups),
+        "groups_of_one": sum(1 for g in groups if len(g) == 1),
+        "zero_variance_groups": sum(1 for g in groups if len(g) >= 2 and all(r == g[0] for r in g)),
+        "zero_advantage_fraction": sum(1 for a in advantages if a == 0) / n if n else 0.0,
+        "masked": 0,
+    }
     return {
         "arm": arm,
         "step": step,
@@ -237,6 +251,7 @@ def step_log_line(
         "max_self_weight": float(max_self_weight),
         "nonzero_advantage_fraction": nonzero / n if n else 0.0,
         "mean_abs_baseline_minus_loo_mean": gap / n if n else 0.0,
+        "diagnostics": diagnostics,
     }
 
 

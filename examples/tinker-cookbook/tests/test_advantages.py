@@ -23,6 +23,7 @@ from rl_adv_examples.advantages import (
 CONTRACT_KEYS = {
     "arm", "step", "estimator", "rollouts", "group_size", "groups", "rewards", "baselines", "loo_mean",
     "advantages", "max_self_weight", "nonzero_advantage_fraction", "mean_abs_baseline_minus_loo_mean",
+    "diagnostics",
 }
 
 
@@ -106,6 +107,12 @@ class LogLineTest(unittest.TestCase):
         line = step_log_line("a", 0, "group_mean", [8, 8, 7, 8], [0.0] * 31, [0.0] * 31, [0.0] * 31, [1e-6] * 30 + [2e-6], 0.125)
         self.assertEqual(line["nonzero_advantage_fraction"], 1 / 31)  # |A| > 1e-6, strictly
         self.assertEqual(line["group_size"], 7)  # the first size that differs from the first group's
+        # Every reward is 0: four zero-variance groups, and no advantage is exactly 0.
+        self.assertEqual(line["diagnostics"], {"groups": 4, "groups_of_one": 0, "zero_variance_groups": 4,
+                                               "zero_advantage_fraction": 0.0, "masked": 0})
+        one = step_log_line("a", 0, "group_mean", [1, 2], [1.0, 0.5, 0.5], [1.0, 0.5, 0.5], [0.5, 0.75, 0.75], [0.0, 0.0, 0.0], 1.0)
+        self.assertEqual(one["diagnostics"], {"groups": 2, "groups_of_one": 1, "zero_variance_groups": 1,
+                                              "zero_advantage_fraction": 1.0, "masked": 0})
         with self.assertRaises(ValueError):
             step_log_line("a", 0, "group_mean", [2], [0.0, 1.0], [0.0], [0.0, 0.0], [0.0, 0.0], 0.5)
 

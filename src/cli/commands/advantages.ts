@@ -1,12 +1,12 @@
 // rl-adv advantages: one batch of rollouts in (JSON lines), one advantage per rollout out.
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
-import { ESTIMATOR_NAMES, parseEstimatorName } from '../../estimators/registry.js';
-import type { Batch, Estimator, EstimatorResult } from '../../estimators/types.js';
+import { ESTIMATOR_NAMES, isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
+import type { Batch, Estimator, EstimatorDiagnostics, EstimatorResult } from '../../estimators/types.js';
 import { plural } from '../format.js';
-import { cliEstimator, fieldsUsed, type BatchField } from '../estimator.js';
+import { cliEstimator, fieldsUsed, type BatchField, type CliEstimatorOptions } from '../estimator.js';
 import { atRow, displayName, loadVectorizer, readJsonl, refuseToOverwrite, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
-import { addVectorizerOptions } from '../options.js';
+import { addNormalizeOptions, addVectorizerOptions, normalizeContext, OPTION_FLAGS } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
 interface AdvantagesOptions {
@@ -16,10 +16,22 @@ interface AdvantagesOptions {
   vectorizer?: string;
   input: string;
   output: string;
+  normalize?: string;
+  epsilon?: number;
+  stdFloor?: number;
+  singleton?: string;
 }
 
 /** The batch fields a row may give, by library name: row field `group` is the batch's `groupIds`. */
-const ROW_FIELDS = { rewards: 'reward', prompts: 'prompt', groupIds: 'group', features: 'features' } as const;
+const ROW_FIELDS = {
+  rewards: 'reward',
+  prompts: 'prompt',
+  groupIds: 'group',
+  features: 'features',
+  lengths: 'length',
+  greedyRewards: 'greedy_reward',
+  mask: 'masked',
+} as const;
 
 /**
  * A field is given on every row or on none: a batch with prompts for some rollouts only has no
@@ -36,16 +48,34 @@ function allOrNone(rows: readonly Row[], field: string): boolean {
 }
 
 /**
- * Reads input rows `{prompt?, reward, group?, features?}` into one batch. Other fields, and the
- * fields of that list the estimator does not read (`uses`, default all), are ignored.
+ * Reads input rows `{prompt?, reward, group?, features?, length?, greedy_reward?, masked?}` into one
+ * batch. Other fields, and the fields of that list the estimator does not read (`uses`, default all), are
+ * ignored. A row with `"masked": true` may give its reward as null (or not at all).
  */
 export function batchFromRows(rows: readonly Row[], uses: ReadonlySet<BatchField> = fieldsUsed('')): Batch {
-  const rewards = rows.map((r) => r.number('reward', 'each row needs its reward, a finite number'));
+  const masked = rows.map((r) => (r.has('masked') ? r.boolean('masked') : false));
+  const rewards = rows.map((r, i) =>
+    masked[i] && (!r.has('reward') || r.value.reward === null) ? Number.NaN : r.number('reward', 'each row needs its reward, a finite number'),
+  );
   const batch: { -readonly [K in keyof Batch]: Batch[K] } = { rewards };
   if (uses.has('prompts') && allOrNone(rows, 'prompt')) batch.prompts = rows.map((r) => r.string('prompt'));
-  if (uses.has('groupIds') && allOrNone(rows, 'group')) batch.groupIds = rows.map((r) => r.id('group'));
+  // Groups given on every row are read even when the estimator ignores them: the diagnostics count them.
+  const groups = uses.has('groupIds') ? allOrNone(rows, 'group') : rows.every((r) => r.has('group'));
+  if (groups) batch.groupIds = rows.map((r) => r.id('group'));
   if (uses.has('features') && allOrNone(rows, 'features')) batch.features = rows.map((r) => r.numbers('features'));
+  if (uses.has('lengths') && allOrNone(rows, 'length')) batch.lengths = rows.map((r) => r.number('length'));
+  if (uses.has('greedyRewards') && allOrNone(rows, 'greedy_reward')) batch.greedyRewards = rows.map((r) => r.number('greedy_reward'));
+  if (masked.includes(true)) batch.mask = masked;
   return batch;
+}
+
+/** One line of diagnostics, for stderr: `4 groups (1 of one, 0 zero-variance), 25% of advantages exactly 0`. */
+export function diagnosticsLine(d: EstimatorDiagnostics): string {
+  const percent = Math.round(d.zeroAdvantageFraction * 1000) / 10;
+  return (
+    `${d.groups} group${d.groups === 1 ? '' : 's'} (${d.groupsOfOne} of one, ${d.zeroVarianceGroups} zero-variance), ` +
+    `${percent}% of advantages exactly 0${d.masked > 0 ? `, ${d.masked} masked` : ''}`
+  );
 }
 
 /**
@@ -57,22 +87,40 @@ export async function estimatorFor(
   options: VectorizerOptions,
   io: CliIo,
   command: string,
+  estimatorOptions: CliEstimatorOptions = {},
 ): Promise<Estimator> {
   const hasSource = options.corpus !== undefined || options.vectorizer !== undefined;
+  const create = (vectorizer: Parameters<typeof cliEstimator>[1]): Estimator => {
+    try {
+      return cliEstimator(name, vectorizer, command, estimatorOptions);
+    } catch (error) {
+      if (error instanceof RlAdvantagesError) {
+        const flag = error.field === undefined ? undefined : OPTION_FLAGS[error.field];
+        throw new CliUsageError(flag === undefined ? `--estimator ${name}: ${error.message}` : `${flag}: ${error.message}`);
+      }
+      throw error;
+    }
+  };
   try {
-    // Without a source this also reports a prompt-kernel estimator's missing vectorizer.
-    if (!hasSource) return cliEstimator(name, undefined, command);
     parseEstimatorName(name);
+    if (isStatefulEstimator(name)) {
+      throw new RlAdvantagesError(
+        `${name} keeps a per-prompt value across training steps; one batch has no history: use rl-adv serve with a "session" id`,
+        { code: 'stateful_estimator', field: 'estimator' },
+      );
+    }
   } catch (error) {
     if (error instanceof RlAdvantagesError) throw new CliUsageError(`--estimator ${name}: ${error.message}`);
     throw error;
   }
-  return cliEstimator(name, await loadVectorizer(options, io), command);
+  // Without a source this also reports a prompt-kernel estimator's missing vectorizer.
+  if (!hasSource) return create(undefined);
+  return create(await loadVectorizer(options, io));
 }
 
 async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   // The name, and whether it needs a vectorizer, are checked before any file is read.
-  const estimator = await estimatorFor(options.estimator, options, io, 'rl-adv advantages');
+  const estimator = await estimatorFor(options.estimator, options, io, 'rl-adv advantages', normalizeContext(options));
   const file = options.input;
   // Checked before anything is read or computed: nothing a user gave is overwritten.
   await refuseToOverwrite(file, '--input', options.output, '--output');
@@ -97,6 +145,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   if (options.output !== STDIO) {
     io.stderr.write(`rl-adv: wrote ${plural(rows.length, 'advantage')} (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
   }
+  io.stderr.write(`rl-adv: ${diagnosticsLine(result.diagnostics)}\n`);
 }
 
 /** Registers `rl-adv advantages`. */
@@ -107,10 +156,14 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'Computes A_i = r_i - b_i for one batch of rollouts with a named estimator (docs/method.md section 2).\n' +
         'Input: JSON lines, one rollout a line, {"prompt": "...", "reward": 1, "group": "q7"} (group for the ' +
-        'group estimators; "features": [..] for kernel_loo; other fields are ignored). The whole input is one batch.\n' +
-        'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order.',
+        'group estimators; "features": [..] for kernel_loo; "length" for opo and reinforce_plus_plus_baseline; ' +
+        '"greedy_reward" for remax; "masked": true leaves a rollout out of every baseline (its reward may be null); ' +
+        'other fields are ignored). The whole input is one batch.\n' +
+        'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order; on stderr one line of diagnostics ' +
+        '(groups, groups of one, zero-variance groups, the share of advantages exactly 0; docs/method.md section 2.1).',
     )
     .requiredOption('--estimator <name>', `the estimator: ${ESTIMATOR_NAMES.join(', ')}`);
+  addNormalizeOptions(command);
   addVectorizerOptions(command)
     .option('--input <file>', 'the rollouts, JSON lines ("-" for standard input)', STDIO)
     .option('--output <file>', 'where to write the advantages ("-" for standard output)', STDIO)

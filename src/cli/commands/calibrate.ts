@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow, type CalibrateBeffOptions } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
-import { parseEstimatorName } from '../../estimators/registry.js';
+import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
 import { num, plural, table } from '../format.js';
 import { atRow, displayName, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
@@ -132,6 +132,14 @@ function progress(io: CliIo): { onProgress?: (done: number, total: number) => vo
 }
 
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
+  if (isStatefulEstimator(options.reference)) {
+    throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
+  }
+  for (const name of options.estimators.filter(isStatefulEstimator)) {
+    io.stderr.write(`rl-adv: skipping ${name}: it keeps a per-prompt value across training steps, and a calibration scores one batch at a time\n`);
+  }
+  options = { ...options, estimators: options.estimators.filter((name) => !isStatefulEstimator(name)) };
   const names = [options.reference, ...options.estimators];
   for (const name of names) {
     try {

@@ -3,11 +3,12 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { RlAdvantagesError } from '../../errors.js';
-import { ESTIMATOR_NAMES } from '../../estimators/registry.js';
-import type { Batch, Estimator } from '../../estimators/types.js';
+import type { StatefulEstimator } from '../../estimators/prompt-value.js';
+import { ESTIMATOR_NAMES, isStatefulEstimator } from '../../estimators/registry.js';
+import type { Batch, Estimator, EstimatorDiagnostics, EstimatorResult } from '../../estimators/types.js';
 import { describe } from '../../internal/validate.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
-import { cliEstimator } from '../estimator.js';
+import { cliEstimator, cliStatefulEstimator, type CliEstimatorOptions } from '../estimator.js';
 import { loadVectorizer, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
 import { withExamples, type CliIo } from '../core.js';
@@ -47,6 +48,44 @@ export function idOfBrokenLine(line: string): RequestId | null {
 
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
+/** Sessions of stateful estimators kept at most: state is never dropped silently, a new session beyond is an error. */
+const SESSION_LIMIT = 4096;
+
+/** The estimator options a request may give, wire name -> library name. */
+const OPTION_FIELDS = { normalize: 'normalize', epsilon: 'epsilon', std_floor: 'stdFloor', singleton: 'singleton' } as const;
+
+/** The diagnostics as the wire names them. */
+function diagnosticsJson(d: EstimatorDiagnostics): Record<string, number> {
+  return {
+    groups: d.groups,
+    groups_of_one: d.groupsOfOne,
+    zero_variance_groups: d.zeroVarianceGroups,
+    zero_advantage_fraction: d.zeroAdvantageFraction,
+    masked: d.masked,
+  };
+}
+
+function requestOptions(r: Record<string, unknown>): CliEstimatorOptions {
+  const options: Record<string, unknown> = {};
+  for (const [wire, name] of Object.entries(OPTION_FIELDS)) if (r[wire] !== undefined && r[wire] !== null) options[name] = r[wire];
+  return options as CliEstimatorOptions;
+}
+
+function requestBatch(r: Record<string, unknown>): Batch {
+  if (r.rewards === undefined) throw new BadRequest('missing_field', 'field "rewards" is required: an array of finite numbers');
+  if (!Array.isArray(r.rewards)) throw new BadRequest('bad_type', `field "rewards" must be an array of finite numbers, got ${describe(r.rewards)}`);
+  const mask = Array.isArray(r.mask) ? (r.mask as unknown[]) : undefined;
+  // JSON has no NaN: a masked rollout's reward may be null.
+  const rewards = (r.rewards as unknown[]).map((x, i) => (x === null && mask?.[i] === true ? Number.NaN : x)) as number[];
+  const batch: { -readonly [K in keyof Batch]: Batch[K] } = { rewards };
+  if (r.prompts !== undefined && r.prompts !== null) batch.prompts = r.prompts as string[];
+  if (r.group_ids !== undefined && r.group_ids !== null) batch.groupIds = r.group_ids as (string | number)[];
+  if (r.features !== undefined && r.features !== null) batch.features = r.features as number[][];
+  if (r.lengths !== undefined && r.lengths !== null) batch.lengths = r.lengths as number[];
+  if (r.greedy_rewards !== undefined && r.greedy_rewards !== null) batch.greedyRewards = r.greedy_rewards as number[];
+  if (r.mask !== undefined && r.mask !== null) batch.mask = r.mask as boolean[];
+  return batch;
+}
 
 /**
  * Answers request lines. Estimators are created once per name and reused; the vectorizer is the
@@ -55,19 +94,43 @@ const CACHE_LIMIT = 256;
 export class RequestHandler {
   readonly #vectorizer: TfidfVectorizer | undefined;
   readonly #estimators = new Map<string, Estimator>();
+  readonly #sessions = new Map<string, { key: string; estimator: StatefulEstimator }>();
 
   constructor(vectorizer: TfidfVectorizer | undefined) {
     this.#vectorizer = vectorizer;
   }
 
-  #estimator(name: string): Estimator {
-    let estimator = this.#estimators.get(name);
+  #estimator(name: string, options: CliEstimatorOptions): Estimator {
+    const key = `${name} ${JSON.stringify(options)}`;
+    let estimator = this.#estimators.get(key);
     if (estimator === undefined) {
-      estimator = cliEstimator(name, this.#vectorizer, 'rl-adv serve');
+      estimator = cliEstimator(name, this.#vectorizer, 'rl-adv serve', options);
       if (this.#estimators.size >= CACHE_LIMIT) this.#estimators.clear();
-      this.#estimators.set(name, estimator);
+      this.#estimators.set(key, estimator);
     }
     return estimator;
+  }
+
+  /** A stateful estimator's step: compute from the session's state, then update it (unless "update": false). */
+  #statefulStep(name: string, r: Record<string, unknown>, batch: Batch): EstimatorResult {
+    const session = r.session;
+    if (!((typeof session === 'string' && session !== '') || (typeof session === 'number' && Number.isFinite(session)))) {
+      throw new BadRequest('missing_field', `field "session" is required for ${name}, which keeps state across requests: a non-empty string or a number, got ${describe(session)}`);
+    }
+    const options = { ...requestOptions(r), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
+    const key = `${name} ${JSON.stringify(options)}`;
+    const id = String(session);
+    let entry = this.#sessions.get(id);
+    if (entry === undefined) {
+      if (this.#sessions.size >= SESSION_LIMIT) throw new BadRequest('too_many_sessions', `this server keeps at most ${SESSION_LIMIT} sessions`);
+      entry = { key, estimator: cliStatefulEstimator(name, this.#vectorizer, 'rl-adv serve', options) };
+      this.#sessions.set(id, entry);
+    } else if (entry.key !== key) {
+      throw new BadRequest('bad_request', `session ${JSON.stringify(id)} was started as ${entry.key}; a session keeps one estimator and its options`);
+    }
+    const result = entry.estimator.compute(batch);
+    if (r.update !== false) entry.estimator.update(batch);
+    return result;
   }
 
   /**
@@ -104,20 +167,18 @@ export class RequestHandler {
       if (typeof r.estimator !== 'string') {
         throw new BadRequest('bad_request', `field "estimator" must be an estimator name (${ESTIMATOR_NAMES.join(', ')}), got ${describe(r.estimator)}`);
       }
-      const estimator = this.#estimator(r.estimator);
-      if (r.rewards === undefined) throw new BadRequest('missing_field', 'field "rewards" is required: an array of finite numbers');
-      if (!Array.isArray(r.rewards)) throw new BadRequest('bad_type', `field "rewards" must be an array of finite numbers, got ${describe(r.rewards)}`);
-      const batch: { -readonly [K in keyof Batch]: Batch[K] } = { rewards: r.rewards as number[] };
-      if (r.prompts !== undefined && r.prompts !== null) batch.prompts = r.prompts as string[];
-      if (r.group_ids !== undefined && r.group_ids !== null) batch.groupIds = r.group_ids as (string | number)[];
-      if (r.features !== undefined && r.features !== null) batch.features = r.features as number[][];
-      const result = estimator.compute(batch);
+      const name = r.estimator;
+      const stateful = isStatefulEstimator(name);
+      const estimator = stateful ? undefined : this.#estimator(name, requestOptions(r));
+      const batch = requestBatch(r);
+      const result = estimator === undefined ? this.#statefulStep(name, r, batch) : estimator.compute(batch);
       return JSON.stringify({
         id,
         advantages: Array.from(result.advantages),
         baselines: Array.from(result.baselines),
         loo_mean: Array.from(result.looMean),
         max_self_weight: result.maxSelfWeight,
+        diagnostics: diagnosticsJson(result.diagnostics),
       });
     } catch (error) {
       const response: ErrorResponse = { id, error: errorBody(error) };
@@ -130,7 +191,11 @@ export class RequestHandler {
 function errorBody(error: unknown): { code: string; message: string } {
   if (error instanceof BadRequest) return { code: error.code, message: error.message };
   if (error instanceof RlAdvantagesError) {
-    return { code: error.code, message: error.message.replace(/\bgroupIds\b/g, 'group_ids') };
+    const message = error.message
+      .replace(/\bgroupIds\b/g, 'group_ids')
+      .replace(/\bgreedyRewards\b/g, 'greedy_rewards')
+      .replace(/\bstdFloor\b/g, 'std_floor');
+    return { code: error.code, message };
   }
   // A bug, not bad input: still answered, so the client is not left waiting and the server goes on.
   return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
@@ -163,8 +228,13 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'Reads one JSON request a line on standard input and writes one JSON response a line on standard ' +
         'output, in request order, until the input ends.\n' +
-        'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>).\n' +
-        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight"}. A line that is not ' +
+        'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>, ' +
+        '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "mask"? (true = masked, its ' +
+        'reward may be null), "normalize"?, "epsilon"?, "std_floor"?, "singleton"?). prompt_value keeps state per ' +
+        '"session" id: each request computes from it, then updates it (unless "update": false); "prompt_value"? ' +
+        'holds its options on the first request.\n' +
+        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
+        '"groups_of_one", "zero_variance_groups", "zero_advantage_fraction", "masked"}}. A line that is not ' +
         'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server ' +
         'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each ' +
         'estimator is created once; stdout carries nothing but responses.',

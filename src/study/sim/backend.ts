@@ -179,7 +179,7 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
         const result = estimator.compute({ rewards, prompts, groupIds });
         const gradient = policyGradient(w, w.train, rollouts, result.advantages);
         adamStep(policy, adam, gradient, lr);
-        const row: AdvantageLogRow = {
+        const row: AdvantageLogRow & { diagnostics: Record<string, number> } = {
           arm: arm.name,
           step,
           estimator: arm.advantage,
@@ -194,6 +194,14 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
           nonzero_advantage_fraction: result.advantages.filter((a) => Math.abs(a) > 1e-6).length / rollouts.length,
           mean_abs_baseline_minus_loo_mean:
             result.baselines.reduce((s, b, i) => s + Math.abs(b - (result.looMean[i] as number)), 0) / rollouts.length,
+          // docs/method.md section 2.1, with the wire names rl-adv serve uses (an extra key: readers keep it).
+          diagnostics: {
+            groups: result.diagnostics.groups,
+            groups_of_one: result.diagnostics.groupsOfOne,
+            zero_variance_groups: result.diagnostics.zeroVarianceGroups,
+            zero_advantage_fraction: result.diagnostics.zeroAdvantageFraction,
+            masked: result.diagnostics.masked,
+          },
         };
         appendJsonLine(logFile, row);
         state.rewardPerStep.push(rewards.reduce((s, r) => s + r, 0) / rewards.length);

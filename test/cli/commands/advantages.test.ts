@@ -39,10 +39,54 @@ function library(name: string, vectorizer?: TfidfVectorizer) {
   }));
 }
 
+describe('rl-adv advantages: the estimators of docs/method.md section 2.2', () => {
+  const extra = [
+    { reward: 1, group: 'a', length: 10, greedy_reward: 0.5 },
+    { reward: 0, group: 'a', length: 30, greedy_reward: 0.5 },
+    { reward: null, group: 'a', length: 5, greedy_reward: 0.5, masked: true },
+    { reward: 1, group: 'b', length: 8, greedy_reward: 1 },
+    { reward: 1, group: 'b', length: 9, greedy_reward: 1 },
+    { reward: 0, group: 'c', length: 4, greedy_reward: 0 },
+  ];
+  const batch = {
+    rewards: extra.map((r) => (r.reward === null ? Number.NaN : r.reward)),
+    groupIds: extra.map((r) => r.group),
+    lengths: extra.map((r) => r.length),
+    greedyRewards: extra.map((r) => r.greedy_reward),
+    mask: extra.map((r) => r.masked === true),
+  };
+  it.each([
+    ['opo', {}, []],
+    ['remax', { normalize: 'batch', epsilon: 1e-4 }, ['--normalize', 'batch', '--epsilon', '1e-4']],
+    ['reinforce_plus_plus_baseline', {}, []],
+    ['gpg', { stdFloor: 0.5, normalize: 'group' }, ['--std-floor', '0.5', '--normalize', 'group']],
+    ['rloo', { singleton: 'zero' }, ['--singleton', 'zero']],
+    ['shrinkage_loo', {}, []],
+  ] as const)('%s reads length, greedy_reward and masked rows, and equals the library', (name, context, flags) => {
+    const file = writeJsonl(dir, `extra-${name}.jsonl`, extra);
+    const run = rlAdv(['advantages', '--estimator', name, ...flags, '--input', file]);
+    expect(run.code, run.stderr).toBe(0);
+    const result = createEstimator(name, context).compute(batch);
+    expect(parseLines(run.stdout)).toEqual(extra.map((_, i) => ({ advantage: result.advantages[i], baseline: result.baselines[i], loo_mean: result.looMean[i] })));
+    expect(run.stderr).toContain('1 masked');
+  });
+
+  it('refuses prompt_value (no history in one batch) and a bad --epsilon, with exit 2', () => {
+    const file = writeJsonl(dir, 'pv.jsonl', [{ reward: 1, prompt: 'x' }]);
+    const stateful = rlAdv(['advantages', '--estimator', 'prompt_value', '--input', file]);
+    expect([stateful.code, stateful.stderr]).toEqual([2, expect.stringMatching(/--estimator prompt_value: .*rl-adv serve with a "session"/)]);
+    const bad = rlAdv(['advantages', '--estimator', 'group_mean', '--epsilon', '-1', '--input', file]);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--epsilon/)]);
+    const missing = rlAdv(['advantages', '--estimator', 'opo', '--input', writeJsonl(dir, 'opo.jsonl', [{ reward: 1, group: 'a', length: 3 }, { reward: 0, group: 'a' }])]);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/opo\.jsonl:2: field "length": is missing/)]);
+  });
+});
+
 describe('rl-adv advantages', () => {
   it.each(['group_mean', 'group_mean_std', 'rloo', 'loo_batch_mean'])('%s: output rows equal the library, in input order', (name) => {
     const run = rlAdv(['advantages', '--estimator', name, '--input', inputFile]);
-    expect(run.stderr).toBe('');
+    // stdout holds the rows alone; stderr one line of diagnostics (5 groups of sizes 3, 3, 2, 2, 2).
+    expect(run.stderr).toMatch(/^rl-adv: 5 groups \(0 of one, \d zero-variance\), [\d.]+% of advantages exactly 0\n$/);
     expect(run.code).toBe(0);
     expect(parseLines(run.stdout)).toEqual(library(name));
   });
@@ -97,7 +141,7 @@ describe('rl-adv advantages', () => {
       { prompt: 7, reward: 0.5, features: 'x' },
     ]);
     const run = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file]);
-    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect([run.code, run.stderr]).toEqual([0, 'rl-adv: 3 groups (3 of one, 0 zero-variance), 33.3% of advantages exactly 0\n']);
     expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual([0.25, 0.75, 0.5]);
   });
 

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEstimator } from '../../../src/estimators/registry.js';
+import { createEstimator, createStatefulEstimator } from '../../../src/estimators/registry.js';
 import type { Batch } from '../../../src/estimators/types.js';
 import { TfidfVectorizer } from '../../../src/text/tfidf.js';
 import { trainQuestions } from '../../helpers/paths.js';
@@ -28,8 +28,49 @@ function expected(id: string | number, estimator: string, batch: Batch): unknown
     baselines: Array.from(r.baselines),
     loo_mean: Array.from(r.looMean),
     max_self_weight: r.maxSelfWeight,
+    diagnostics: {
+      groups: r.diagnostics.groups,
+      groups_of_one: r.diagnostics.groupsOfOne,
+      zero_variance_groups: r.diagnostics.zeroVarianceGroups,
+      zero_advantage_fraction: r.diagnostics.zeroAdvantageFraction,
+      masked: r.diagnostics.masked,
+    },
   };
 }
+
+describe('rl-adv serve: new estimators, options and prompt_value sessions', () => {
+  it('passes lengths, greedy_rewards, mask and options; keeps one prompt_value per session, as the library', () => {
+    const steps = [
+      { rewards: [1, 0, 1], prompts: ['p', 'p', 'q'] },
+      { rewards: [1, 1, 0], prompts: ['p', 'r', 'q'] },
+    ];
+    const requests = [
+      { id: 1, estimator: 'opo', rewards: [1, 0, null], group_ids: [0, 0, 0], lengths: [1, 3, 2], mask: [false, false, true] },
+      { id: 2, estimator: 'remax', rewards: [1, 0], greedy_rewards: [0.5, 0.5], normalize: 'batch', epsilon: 0 },
+      ...steps.map((step, k) => ({ id: `s${k}`, estimator: 'prompt_value', session: 'run-a', prompt_value: { kind: 'beta' }, ...step })),
+      { id: 'other', estimator: 'prompt_value', session: 'run-b', ...steps[1] },
+      { id: 'clash', estimator: 'prompt_value', session: 'run-a', ...steps[1] },
+      { id: 'nosession', estimator: 'prompt_value', ...steps[1] },
+      { id: 'bad', estimator: 'group_mean', rewards: [1], group_ids: [0], std_floor: -1 },
+    ];
+    const run = rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+    expect(run.code).toBe(0);
+    const responses = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(responses[0]).toEqual(expected(1, 'opo', { rewards: [1, 0, Number.NaN], groupIds: [0, 0, 0], lengths: [1, 3, 2], mask: [false, false, true] }));
+    expect((responses[0] as { diagnostics: { masked: number } }).diagnostics.masked).toBe(1);
+    expect(responses[1]?.advantages).toEqual(Array.from(createEstimator('remax', { normalize: 'batch', epsilon: 0 }).compute({ rewards: [1, 0], greedyRewards: [0.5, 0.5] }).advantages));
+    const library = createStatefulEstimator('prompt_value', { promptValue: { kind: 'beta' } });
+    steps.forEach((step, k) => {
+      expect(responses[2 + k]?.advantages).toEqual(Array.from(library.compute(step).advantages));
+      library.update(step);
+    });
+    // A new session starts from the prior: the default ema, nothing seen.
+    expect(responses[4]?.baselines).toEqual([0.5, 0.5, 0.5]);
+    expect(responses[5]).toMatchObject({ id: 'clash', error: { code: 'bad_request', message: expect.stringMatching(/session "run-a" was started as prompt_value/) } });
+    expect(responses[6]).toMatchObject({ id: 'nosession', error: { code: 'missing_field', message: expect.stringMatching(/field "session" is required/) } });
+    expect(responses[7]).toMatchObject({ id: 'bad', error: { code: 'bad_option', message: expect.stringMatching(/std_floor must be/) } });
+  });
+});
 
 describe('rl-adv serve', () => {
   it('answers every line in order: good requests as the library computes them, bad lines with errors', () => {
@@ -94,7 +135,8 @@ describe('rl-adv serve', () => {
     }
     // NaN inside a string is not the problem of a line that is broken elsewhere.
     expect(responses[4]?.error?.message).toMatch(/^line 5 is not valid JSON/);
-    expect(responses[5]).toEqual({ id: 16, advantages: [1, -1], baselines: [0, 1], loo_mean: [0, 1], max_self_weight: 0 });
+    expect(responses[5]).toMatchObject({ id: 16, advantages: [1, -1], baselines: [0, 1], loo_mean: [0, 1], max_self_weight: 0 });
+    expect(responses[5]).toHaveProperty('diagnostics');
   });
 
   it('without --corpus or --vectorizer a kernel request is an error response that says how to start the server', () => {
@@ -105,7 +147,14 @@ describe('rl-adv serve', () => {
     expect(run.code).toBe(0);
     const [first, second] = parseLines(run.stdout);
     expect(first).toEqual({ id: 1, error: { code: 'missing_vectorizer', message: expect.stringMatching(/start rl-adv serve with --corpus FILE/) } });
-    expect(second).toEqual({ id: 2, advantages: [1, -1], baselines: [0, 1], loo_mean: [0, 1], max_self_weight: 0 });
+    expect(second).toEqual({
+      id: 2,
+      advantages: [1, -1],
+      baselines: [0, 1],
+      loo_mean: [0, 1],
+      max_self_weight: 0,
+      diagnostics: { groups: 2, groups_of_one: 2, zero_variance_groups: 0, zero_advantage_fraction: 0, masked: 0 },
+    });
   });
 
   it('answers each request before the next one arrives (a training loop can wait on each)', async () => {

@@ -1,0 +1,78 @@
+// A TF-IDF kernel prior over prompts (docs/method.md section 2.2): the kernel-weighted mean of other
+// prompts' rewards or values, for shrinkage_loo and prompt_value. Weights exp((cos - max) / T).
+import { RlAdvantagesError } from '../errors.js';
+import type { CsrMatrix, TfidfVectorizer } from '../text/tfidf.js';
+import { checkTemperature, describe } from './validate.js';
+
+const DECIMAL = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** The temperature of a prior named `tfidf_kernel_loo_T<T>`; undefined for `'batch'`. */
+export function parsePriorName(prior: unknown, field = 'prior'): number | undefined {
+  if (prior === undefined || prior === 'batch') return undefined;
+  const match = typeof prior === 'string' ? /^tfidf_kernel_loo_T(.*)$/.exec(prior) : null;
+  const text = match?.[1];
+  if (text === undefined || !DECIMAL.test(text)) {
+    throw new RlAdvantagesError(`${field} must be 'batch' or a kernel name tfidf_kernel_loo_T<T> (e.g. tfidf_kernel_loo_T0.1), got ${describe(prior)}`, {
+      code: 'bad_option',
+      field,
+    });
+  }
+  return checkTemperature(field, Number(text));
+}
+
+/** <x_a, y_b> over common columns, in ascending column order. */
+function rowDot(x: CsrMatrix, a: number, y: CsrMatrix, b: number): number {
+  let p = x.indptr[a] as number;
+  const pEnd = x.indptr[a + 1] as number;
+  let q = y.indptr[b] as number;
+  const qEnd = y.indptr[b + 1] as number;
+  let dot = 0;
+  while (p < pEnd && q < qEnd) {
+    const cp = x.indices[p] as number;
+    const cq = y.indices[q] as number;
+    if (cp === cq) {
+      dot += (x.data[p] as number) * (y.data[q] as number);
+      p++;
+      q++;
+    } else if (cp < cq) p++;
+    else q++;
+  }
+  return dot;
+}
+
+/**
+ * For each target prompt t: sum_s e_ts sums[s] / sum_s e_ts counts[s] over sources s with
+ * skip(t, s) false, e_ts = exp((cos(t, s) - max_s cos(t, s)) / T). Undefined where no source is left.
+ * Sources are summed in their given order, so the same inputs give the same bits.
+ */
+export function kernelPrior(
+  vectorizer: TfidfVectorizer,
+  targets: readonly string[],
+  sources: readonly string[],
+  sums: ArrayLike<number>,
+  counts: ArrayLike<number>,
+  temperature: number,
+  skip: (t: number, s: number) => boolean,
+): (number | undefined)[] {
+  const x = vectorizer.transform(targets);
+  const y = vectorizer.transform(sources);
+  const cosines = new Float64Array(sources.length);
+  return targets.map((_, t) => {
+    let max = -Infinity;
+    for (let s = 0; s < sources.length; s++) {
+      if (skip(t, s)) continue;
+      cosines[s] = rowDot(x, t, y, s);
+      max = Math.max(max, cosines[s] as number);
+    }
+    if (max === -Infinity) return undefined;
+    let num = 0;
+    let den = 0;
+    for (let s = 0; s < sources.length; s++) {
+      if (skip(t, s)) continue;
+      const w = Math.exp(((cosines[s] as number) - max) / temperature);
+      num += w * (sums[s] as number);
+      den += w * (counts[s] as number);
+    }
+    return num / den;
+  });
+}
