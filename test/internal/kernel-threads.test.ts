@@ -3,12 +3,14 @@
 // enough to be cut into blocks and tiles. The worker script is the built one (dist/, made by
 // `npm run build`, which `npm test` runs first).
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import seedrandom from 'seedrandom';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kernelBaselines, sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
-import { configureKernelThreads, lastKernelRun } from '../../src/internal/kernel-threads.js';
+import { configureKernelThreads, kernelThreadState, lastKernelRun, threadsFromEnv } from '../../src/internal/kernel-threads.js';
+import { RlAdvantagesError } from '../../src/errors.js';
 import { BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
 import { sparseSimilarityRow, transposeCsr } from '../../src/internal/sparse.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
@@ -89,5 +91,61 @@ describe('worker threads', () => {
       shared = lastKernelRun().byCaller < lastKernelRun().blocks;
     }
     expect(shared).toBe(true);
+  });
+});
+
+describe('RL_ADV_THREADS', () => {
+  it('unset or empty: no cap; a positive integer (spaces allowed around it): that cap', () => {
+    expect(threadsFromEnv({})).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '' })).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '  ' })).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '1' })).toBe(1);
+    expect(threadsFromEnv({ RL_ADV_THREADS: ' 12 ' })).toBe(12);
+  });
+
+  it('anything else throws RlAdvantagesError naming the variable and the value', () => {
+    for (const bad of ['0', '00', '-1', '1.5', '2e0', 'two', '0x2', '+3', '3 threads']) {
+      let caught: unknown;
+      try {
+        threadsFromEnv({ RL_ADV_THREADS: bad });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(RlAdvantagesError);
+      expect((caught as RlAdvantagesError).field).toBe('RL_ADV_THREADS');
+      expect((caught as Error).message).toContain(`got ${JSON.stringify(bad)}`);
+    }
+  });
+
+  it('caps the threads wanted (and the CPUs and the 8 blocks cap them too)', () => {
+    const saved = process.env.RL_ADV_THREADS;
+    try {
+      configureKernelThreads({});
+      process.env.RL_ADV_THREADS = '1';
+      expect(kernelThreadState().wanted).toBe(1);
+      process.env.RL_ADV_THREADS = '1000';
+      expect(kernelThreadState().wanted).toBe(Math.min(availableParallelism(), 8));
+    } finally {
+      if (saved === undefined) delete process.env.RL_ADV_THREADS;
+      else process.env.RL_ADV_THREADS = saved;
+    }
+  });
+});
+
+describe('thread state', () => {
+  it('says why the kernel ran alone when the worker script cannot be found; the caller ran every block', () => {
+    configureKernelThreads({ threads: 2, workerUrl: pathToFileURL(resolve(repoRoot, 'dist', 'no-such-worker.js')) });
+    const { prompts, rewards, vectorizer } = bigBatch(2100, 'state');
+    const x = vectorizer.transform(prompts);
+    expect(kernelThreadState()).toMatchObject({ wanted: 2, started: 0, reason: null });
+    sparseKernelBaselines(rewards, unitsByKey(prompts), x, 0.1);
+    // The missing script is reported by the worker's 'error' event, after the batch: the caller
+    // claimed every block itself meanwhile.
+    expect(lastKernelRun()).toEqual({ blocks: 8, byCaller: 8 });
+    return new Promise<void>((done) => setTimeout(done, 500)).then(() => {
+      const state = kernelThreadState();
+      expect(state.started).toBe(1);
+      expect(state.reason).toMatch(/^a kernel worker failed: /);
+    });
   });
 });
