@@ -111,8 +111,14 @@ const work = mkdtempSync(join(tmpdir(), 'rl-adv-bench-'));
 const inputsPath = join(work, 'inputs.json');
 writeFileSync(inputsPath, JSON.stringify({ temperature: TEMPERATURE, train, questions, cases }));
 
-function runChild(command, args, out) {
-  const child = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+// OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, where a machine sets them to work around old OpenBLAS
+// builds, slow a current numpy: the reference runs without them (docs/performance.md).
+const referenceEnv = { ...process.env };
+delete referenceEnv.OPENBLAS_CORETYPE;
+delete referenceEnv.OPENBLAS_L2_SIZE;
+
+function runChild(command, args, out, env = process.env) {
+  const child = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26, env });
   if (child.status !== 0) return { error: (child.stderr || child.error?.message || `exit ${child.status}`).trim().split('\n').slice(-3).join(' ') };
   return JSON.parse(readFileSync(out, 'utf8'));
 }
@@ -152,7 +158,7 @@ for (const spec of cases.filter((c) => only === undefined || c.name.includes(onl
     let ref = null;
     if (havePython && !spec.nodeOnly) {
       const refOut = join(work, 'ref.json');
-      ref = runChild(python, [join(root, 'bench', 'reference.py'), inputsPath, spec.name, refOut], refOut);
+      ref = runChild(python, [join(root, 'bench', 'reference.py'), inputsPath, spec.name, refOut], refOut, referenceEnv);
     }
     runs.push({ node, ref });
   }

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { RlAdvantagesError } from '../errors.js';
 import type { CsrMatrix } from '../text/tfidf.js';
 import { discardSharedBuffers, DONE, FAILED, makeJob, NEXT, runClaimedBlocks, viewJob } from './kernel-job.js';
-import { BLOCKS, finishSums, kernelBlock, rowBlocks, stateSize } from './sparse-kernel.js';
+import { batchShift, BLOCKS, finishSums, kernelBlock, rowBlocks, stateSize } from './sparse-kernel.js';
 
 interface Pool {
   readonly workers: Worker[];
@@ -174,9 +174,10 @@ export function threadedKernelSums(
   const inverse = 1 / temperature;
   const bounds = rowBlocks(units);
   const blocks = bounds.length - 1;
+  const shift = batchShift(x, inverse);
   const workers = blocks > 1 ? getPool() : null;
   if (workers !== null) {
-    const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse);
+    const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse, shift);
     const views = viewJob(job);
     for (const worker of workers.workers) worker.postMessage(job);
     let byCaller: number;
@@ -211,7 +212,7 @@ export function threadedKernelSums(
     }
     lastRun = { blocks, byCaller };
     if (!stalled && Atomics.load(views.control, FAILED) === 0) {
-      return finishSums(views.state, units, blocks, views.unitSize, inverse);
+      return finishSums(views.state, units, blocks, views.unitSize, inverse, shift);
     }
     // A worker threw or stalled: no block of this job starts any more, its buffers are not
     // reused, later jobs run without workers, and the calling thread computes this job again below.
@@ -223,7 +224,7 @@ export function threadedKernelSums(
   const state = new Float64Array(stateSize(units, blocks));
   const row = new Float64Array(units);
   for (let b = 0; b < blocks; b++) {
-    kernelBlock(x, xt, unitSum, unitSize, inverse, bounds[b] as number, bounds[b + 1] as number, b, state, row);
+    kernelBlock(x, xt, unitSum, unitSize, inverse, shift, bounds[b] as number, bounds[b + 1] as number, b, state, row);
   }
-  return finishSums(state, units, blocks, unitSize, inverse);
+  return finishSums(state, units, blocks, unitSize, inverse, shift);
 }

@@ -7,11 +7,11 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import seedrandom from 'seedrandom';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { kernelBaselines, sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
 import { configureKernelThreads, kernelThreadState, lastKernelRun, threadsFromEnv } from '../../src/internal/kernel-threads.js';
 import { RlAdvantagesError } from '../../src/errors.js';
-import { BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
+import { batchShift, BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
 import { sparseSimilarityRow, transposeCsr } from '../../src/internal/sparse.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
 import { maxAbsDiff, repoRoot } from '../helpers/paths.js';
@@ -63,6 +63,8 @@ describe('blocked symmetric kernel on large batches', () => {
       const units = unitsByKey(withCopies);
       const x = vectorizer.transform(prompts);
       const xt = transposeCsr(x);
+      // T = 0.1 and 3: one shift for the batch, one exponential a pair; T = 0.001: running maxima.
+      expect(Number.isNaN(batchShift(x, 1 / temperature))).toBe(temperature === 0.001);
       const fast = sparseKernelBaselines(allRewards, units, x, temperature);
       const plain = kernelBaselines(allRewards, units, (u, out) => sparseSimilarityRow(x, xt, u, out), temperature);
       expect(fast.every(Number.isFinite)).toBe(true);
@@ -91,6 +93,27 @@ describe('worker threads', () => {
       shared = lastKernelRun().byCaller < lastKernelRun().blocks;
     }
     expect(shared).toBe(true);
+  });
+});
+
+describe('batchShift', () => {
+  const csr = (data: number[]): { rows: number; cols: number; indptr: Int32Array; indices: Int32Array; data: Float64Array } => ({
+    rows: 2,
+    cols: 2,
+    indptr: Int32Array.from([0, 1, 2]),
+    indices: Int32Array.from([0, 1]),
+    data: Float64Array.from(data),
+  });
+
+  it('is the largest s_uu when that over T is at most 600, else NaN (the per-row maxima are used)', () => {
+    expect(batchShift(csr([0.6, 0.8]), 10)).toBeCloseTo(0.64, 15);
+    expect(batchShift(csr([0.6, 0.8]), 937)).toBeCloseTo(0.64, 15); // 0.64 * 937 = 599.7
+    expect(batchShift(csr([0.6, 0.8]), 938)).toBeNaN(); // 600.3
+    expect(batchShift(csr([0, 0]), 1e6)).toBe(0); // empty prompts: every s = 0
+  });
+
+  it('is NaN when an entry is negative (the maximum of a unit could be far below the shift)', () => {
+    expect(batchShift(csr([0.6, -0.8]), 1)).toBeNaN();
   });
 });
 
@@ -142,10 +165,14 @@ describe('thread state', () => {
     // The missing script is reported by the worker's 'error' event, after the batch: the caller
     // claimed every block itself meanwhile.
     expect(lastKernelRun()).toEqual({ blocks: 8, byCaller: 8 });
-    return new Promise<void>((done) => setTimeout(done, 500)).then(() => {
-      const state = kernelThreadState();
-      expect(state.started).toBe(1);
-      expect(state.reason).toMatch(/^a kernel worker failed: /);
-    });
+    // The worker has to boot to find its script missing: seconds on a busy machine.
+    return vi.waitFor(
+      () => {
+        const state = kernelThreadState();
+        expect(state.started).toBe(1);
+        expect(state.reason).toMatch(/^a kernel worker failed: /);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   });
 });
