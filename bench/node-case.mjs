@@ -2,7 +2,7 @@
 // against the built library (dist/index.js). Usage: node bench/node-case.mjs <inputs.json> <case> <out.json>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
-import { calibrateBeff, TfidfVectorizer, tfidfKernelLoo } from '../dist/index.js';
+import { calibrateBeff, kernelThreadState, TfidfVectorizer, tfidfKernelLoo } from '../dist/index.js';
 import { promptsFor, rewardsFor } from './inputs.mjs';
 
 const [inputsPath, caseName, outPath] = process.argv.slice(2);
@@ -63,7 +63,14 @@ const bench = new Bench({
   warmupIterations: spec.warmup ?? 5,
 });
 bench.add(caseName, task, fresh && spec.kind !== 'fit' ? { beforeEach: fresh } : {});
+// CPU time of every thread of the process (the kernel workers included) over the wall time of
+// the timed run: about 1 for one busy thread, up to the number of threads when they all work.
+const cpuBefore = process.cpuUsage();
+const wallBefore = performance.now();
 await bench.run();
+const cpu = process.cpuUsage(cpuBefore);
+const cpuPerWall = (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore);
+const threads = kernelThreadState();
 const result = bench.tasks[0].result;
 if (result.error) throw result.error;
 const latency = result.latency;
@@ -76,5 +83,9 @@ writeFileSync(
     rssSetupMb: mb(rssSetup),
     maxRssMb: process.resourceUsage().maxRSS / 1e3,
     baselines,
+    cpuPerWall,
+    threads: threads.started === 0 ? 1 : threads.started,
+    workerBlocks: threads.lastBatch.byWorkers,
+    threadReason: threads.reason,
   }),
 );

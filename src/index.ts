@@ -33,6 +33,7 @@ export { looBatchMean } from './estimators/loo-batch-mean.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';
+export { kernelThreadState, type KernelThreadState } from './estimators/kernel-threads.js';
 export {
   createEstimator,
   createStatefulEstimator,

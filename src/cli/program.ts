@@ -6,6 +6,7 @@ import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
 import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
+import { ThreadsWarning } from './threads-warning.js';
 
 export { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from './core.js';
 
@@ -50,6 +51,8 @@ export function buildProgram(io: CliIo): Command {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const program = buildProgram(io);
+  const threads = new ThreadsWarning(io.stderr);
+  program.hook('preAction', () => threads.start());
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT_CODES.ok;
@@ -67,5 +70,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT_CODES.usage;
     }
     throw error;
+  } finally {
+    threads.stop();
   }
 }

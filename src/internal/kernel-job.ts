@@ -21,6 +21,8 @@ export interface KernelJob {
   readonly nnz: number;
   readonly bounds: Int32Array;
   readonly inverse: number;
+  /** The batch's one shift of the exponent, or NaN for running maxima (sparse-kernel.ts). */
+  readonly shift: number;
 }
 
 /** Typed-array views of a job's buffers. */
@@ -99,6 +101,7 @@ export function makeJob(
   unitSize: Float64Array,
   bounds: Int32Array,
   inverse: number,
+  shift: number,
 ): KernelJob {
   const units = x.rows;
   const terms = xt.rows;
@@ -113,6 +116,7 @@ export function makeJob(
     nnz,
     bounds,
     inverse,
+    shift,
   };
   const views = viewJob(job);
   (views.x.indptr as Int32Array).set(x.indptr);
@@ -142,6 +146,7 @@ export function runClaimedBlocks(job: KernelJob, views: JobViews, row: Float64Ar
       views.unitSum,
       views.unitSize,
       job.inverse,
+      job.shift,
       job.bounds[b] as number,
       job.bounds[b + 1] as number,
       b,

@@ -5,26 +5,42 @@
 //
 // The workers start on the first large batch and stay (unref'd: they never keep a process
 // alive). They run dist/kernel-worker.js, found next to the module file (the ESM and CJS builds
-// and the CLI all sit in dist/); where it does not exist (running from source, as under vitest)
-// or threads are not allowed, everything runs on the calling thread.
+// and the CLI all sit in dist/); where it does not exist (running from source, as under vitest),
+// threads are not allowed, RL_ADV_THREADS=1, or a worker fails, everything runs on the calling
+// thread, and kernelThreadState() says so and why (the CLI warns once, src/cli/threads-warning.ts).
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { RlAdvantagesError } from '../errors.js';
 import type { CsrMatrix } from '../text/tfidf.js';
 import { discardSharedBuffers, DONE, FAILED, makeJob, NEXT, runClaimedBlocks, viewJob } from './kernel-job.js';
-import { finishSums, kernelBlock, rowBlocks, stateSize } from './sparse-kernel.js';
+import { batchShift, BLOCKS, finishSums, kernelBlock, rowBlocks, stateSize } from './sparse-kernel.js';
 
 interface Pool {
   readonly workers: Worker[];
+  /** Set when we stop the workers ourselves, so their 'exit' events are not taken for failures. */
+  closing: boolean;
+}
+
+/** The kernel's threads: wanted, running (the calling thread included), and why fewer run. */
+export interface KernelThreadState {
+  readonly wanted: number;
+  readonly started: number;
+  readonly reason: string | null;
+  readonly lastBatch: { readonly blocks: number; readonly byWorkers: number };
 }
 
 /** How long a job may make no progress before the calling thread gives up on the workers. */
 const STALL_MS = 60_000;
+/** The environment variable that caps the kernel's threads (1 = no workers). */
+export const THREADS_ENV = 'RL_ADV_THREADS';
 
 let pool: Pool | null | undefined;
 let workerUrl: URL | null | undefined;
 let threadLimit: number | undefined;
+let started = 0;
+let reason: string | null = null;
 /** Blocks of the last threaded job and how many of them the calling thread ran (for tests). */
 let lastRun = { blocks: 0, byCaller: 0 };
 
@@ -34,14 +50,67 @@ export function lastKernelRun(): { blocks: number; byCaller: number } {
 }
 
 /**
- * Test and tuning hook: at most `threads` threads in all (1 = no workers; undefined = one per
- * available CPU), and optionally the worker script to run. Stops workers already started.
+ * RL_ADV_THREADS as a thread count, or undefined when unset or empty.
+ *
+ * @throws RlAdvantagesError when it is set to anything but a positive integer.
+ */
+export function threadsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env[THREADS_ENV];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^\s*[0-9]+\s*$/.test(raw) || Number(raw) < 1) {
+    throw new RlAdvantagesError(
+      `environment variable ${THREADS_ENV} must be a positive integer (1 = no worker threads, N = at most N threads), got ${JSON.stringify(raw)}`,
+      { code: 'invalid_environment', field: THREADS_ENV },
+    );
+  }
+  return Number(raw);
+}
+
+/** Threads a large batch would use: the cap (test hook, else RL_ADV_THREADS, else CPUs), CPUs, blocks. */
+function threadsWanted(): number {
+  if (threadLimit !== undefined) return Math.max(1, Math.min(threadLimit, BLOCKS));
+  return Math.max(1, Math.min(threadsFromEnv() ?? Infinity, availableParallelism(), BLOCKS));
+}
+
+/**
+ * The kernel's threads: `wanted` (what a batch of 2048 or more distinct prompts would use: the
+ * CPUs, capped by RL_ADV_THREADS and the 8 row blocks), `started` (threads running kernel blocks,
+ * the calling thread included; 0 until the first such batch), `reason` (why fewer than wanted
+ * started, or null) and how the last such batch was shared (its blocks, and how many workers ran).
+ *
+ * @throws RlAdvantagesError when RL_ADV_THREADS is set to anything but a positive integer.
+ */
+export function kernelThreadState(): KernelThreadState {
+  return { wanted: threadsWanted(), started, reason, lastBatch: { blocks: lastRun.blocks, byWorkers: lastRun.blocks - lastRun.byCaller } };
+}
+
+/**
+ * Test and tuning hook: at most `threads` threads in all (1 = no workers; undefined = the
+ * environment's RL_ADV_THREADS or one per available CPU), and optionally the worker script to
+ * run. Stops workers already started and forgets why any failed.
  */
 export function configureKernelThreads(options: { threads?: number; workerUrl?: URL }): void {
   threadLimit = options.threads;
   if (options.workerUrl !== undefined) workerUrl = options.workerUrl;
-  if (pool) for (const worker of pool.workers) void worker.terminate();
+  stopPool();
   pool = undefined;
+  started = 0;
+  reason = null;
+}
+
+function stopPool(): void {
+  if (!pool) return;
+  pool.closing = true;
+  for (const worker of pool.workers) void worker.terminate();
+}
+
+/** Stops the workers for the rest of the process (the calling thread goes on alone) and says why. */
+function giveUpWorkers(why: string): void {
+  if (pool === null) return;
+  stopPool();
+  pool = null;
+  started = 1;
+  reason = why;
 }
 
 function defaultWorkerUrl(): URL | null {
@@ -53,25 +122,41 @@ function defaultWorkerUrl(): URL | null {
   }
 }
 
-function getPool(blocks: number): Pool | null {
+function getPool(): Pool | null {
   if (pool !== undefined) return pool;
-  const threads = Math.min(threadLimit ?? availableParallelism(), blocks);
+  const threads = threadsWanted();
+  started = 1;
+  if (threads < 2) return (pool = null);
   if (workerUrl === undefined) workerUrl = defaultWorkerUrl();
-  if (threads < 2 || workerUrl === null) return (pool = null);
-  const workers: Worker[] = [];
-  try {
-    for (let k = 1; k < threads; k++) {
-      const worker = new Worker(workerUrl);
-      worker.unref();
-      // A worker that fails is dropped for later jobs; a job it threw in is recomputed (FAILED).
-      worker.on('error', () => configureKernelThreads({ threads: 1 }));
-      workers.push(worker);
-    }
-  } catch {
-    for (const worker of workers) void worker.terminate();
+  if (workerUrl === null) {
+    reason = 'the worker script kernel-worker.js is not next to the library (running from source?)';
     return (pool = null);
   }
-  return (pool = { workers });
+  const created: Pool = { workers: [], closing: false };
+  try {
+    for (let k = 1; k < threads; k++) {
+      // execArgv: [] rather than the parent's flags: the worker runs one built, self-contained
+      // script, which needs none of them, and per-thread flags the parent was started with
+      // (--input-type with -e or stdin, loaders, --import) make a worker fail to start.
+      // Process-wide flags (V8's, the heap size) apply to every thread anyway.
+      const worker = new Worker(workerUrl, { execArgv: [] });
+      worker.unref();
+      // A worker that fails is dropped for later jobs; a job it threw in is recomputed (FAILED).
+      worker.on('error', (error: Error) => {
+        if (pool === created) giveUpWorkers(`a kernel worker failed: ${error.message}`);
+      });
+      worker.on('exit', (code) => {
+        if (pool === created && !created.closing) giveUpWorkers(`a kernel worker exited (code ${code})`);
+      });
+      created.workers.push(worker);
+    }
+  } catch (error) {
+    pool = created;
+    giveUpWorkers(`kernel workers could not start: ${(error as Error).message}`);
+    return null;
+  }
+  started = threads;
+  return (pool = created);
 }
 
 /**
@@ -89,9 +174,10 @@ export function threadedKernelSums(
   const inverse = 1 / temperature;
   const bounds = rowBlocks(units);
   const blocks = bounds.length - 1;
-  const workers = blocks > 1 ? getPool(blocks) : null;
+  const shift = batchShift(x, inverse);
+  const workers = blocks > 1 ? getPool() : null;
   if (workers !== null) {
-    const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse);
+    const job = makeJob(x, xt, unitSum, unitSize, bounds, inverse, shift);
     const views = viewJob(job);
     for (const worker of workers.workers) worker.postMessage(job);
     let byCaller: number;
@@ -126,19 +212,19 @@ export function threadedKernelSums(
     }
     lastRun = { blocks, byCaller };
     if (!stalled && Atomics.load(views.control, FAILED) === 0) {
-      return finishSums(views.state, units, blocks, views.unitSize, inverse);
+      return finishSums(views.state, units, blocks, views.unitSize, inverse, shift);
     }
     // A worker threw or stalled: no block of this job starts any more, its buffers are not
     // reused, later jobs run without workers, and the calling thread computes this job again below.
     Atomics.store(views.control, NEXT, blocks);
     discardSharedBuffers();
-    if (stalled) configureKernelThreads({ threads: 1 });
+    if (stalled) giveUpWorkers(`a kernel worker made no progress for ${Math.round(stallMs / 1000)} s`);
   }
   if (blocks > 1) lastRun = { blocks, byCaller: blocks };
   const state = new Float64Array(stateSize(units, blocks));
   const row = new Float64Array(units);
   for (let b = 0; b < blocks; b++) {
-    kernelBlock(x, xt, unitSum, unitSize, inverse, bounds[b] as number, bounds[b + 1] as number, b, state, row);
+    kernelBlock(x, xt, unitSum, unitSize, inverse, shift, bounds[b] as number, bounds[b + 1] as number, b, state, row);
   }
-  return finishSums(state, units, blocks, unitSize, inverse);
+  return finishSums(state, units, blocks, unitSize, inverse, shift);
 }

@@ -20,6 +20,11 @@
 // block); at the end m_u = max(r_u, the blocks' c_u, s_uu if u has copies) and every part is
 // rescaled to it by exp((r_u - m_u) / T) and exp((c_u - m_u) / T), blocks in order.
 //
+// When the batch allows it (batchShift: M = max_u s_uu with M / T <= 600, docs/method.md section
+// 2.3), none of that is needed: every pair's weight is exp((s_uv - M) / T) against one shift M for
+// the whole batch, the same number for u and for v, so one exponential serves both (half the
+// exponentials, no maxima, no rescaling), and blocks' column sums simply add up.
+//
 // Every factor is the exponential of a non-positive number, so nothing overflows for any T > 0,
 // and every final weight is exp((s_uv - m_u) / T) <= 1: docs/method.md's stabilised form, with the
 // weight of the maximum exactly 1 (the denominator stays >= 1). A factor that underflows to 0
@@ -74,6 +79,7 @@ export function kernelBlock(
   unitSum: Float64Array,
   unitSize: Float64Array,
   inverse: number,
+  shift: number,
   from: number,
   to: number,
   block: number,
@@ -94,7 +100,8 @@ export function kernelBlock(
   const base = (4 + 3 * block) * units;
   // Column part interleaved, [c_v, numerator, denominator] at 3v: one cache line per unit v.
   const column = state.subarray(base, base + 3 * units);
-  for (let v = 0; v < units; v++) column[3 * v] = -Infinity;
+  const fixed = !Number.isNaN(shift);
+  if (!fixed) for (let v = 0; v < units; v++) column[3 * v] = -Infinity;
   let longest = 0;
   for (let u = from; u < to; u++) longest = Math.max(longest, (xIndptr[u + 1] as number) - (xIndptr[u] as number));
   const cursor = new Int32Array(longest);
@@ -148,6 +155,11 @@ export function kernelBlock(
         }
       }
     }
+    selfOf[u] = selfSimilarity;
+    if (fixed) {
+      fixedShiftRow(row, u, units, unitSum, unitSize, inverse, shift, column, state);
+      continue;
+    }
     // Row part: v > u, all known now.
     let rowMax = -Infinity;
     for (let v = u + 1; v < units; v++) {
@@ -183,16 +195,101 @@ export function kernelBlock(
     rowMaxOf[u] = rowMax;
     rowNumeratorOf[u] = rowNumerator;
     rowDenominatorOf[u] = rowDenominator;
-    selfOf[u] = selfSimilarity;
   }
+}
+
+/**
+ * Row u's weights with one shift M for the whole batch: w = exp((s_uv - M) / T) serves both u
+ * (row part, against R_v and N_v) and v (column part, against R_u and N_u), one exponential per
+ * pair. Row sums go to state[U + u] and state[2U + u]; the column sums to column[3v + 1, 3v + 2].
+ * Clears row[v > u].
+ */
+function fixedShiftRow(
+  row: Float64Array,
+  u: number,
+  units: number,
+  unitSum: Float64Array,
+  unitSize: Float64Array,
+  inverse: number,
+  shift: number,
+  column: Float64Array,
+  state: Float64Array,
+): void {
+  const reward = unitSum[u] as number;
+  const size = unitSize[u] as number;
+  let rowNumerator = 0;
+  let rowDenominator = 0;
+  for (let v = u + 1; v < units; v++) {
+    const s = row[v] as number;
+    row[v] = 0;
+    const w = expNonPositive((s - shift) * inverse);
+    rowNumerator += w * (unitSum[v] as number);
+    rowDenominator += w * (unitSize[v] as number);
+    const at = 3 * v;
+    column[at + 1] = (column[at + 1] as number) + w * reward;
+    column[at + 2] = (column[at + 2] as number) + w * size;
+  }
+  state[units + u] = rowNumerator;
+  state[2 * units + u] = rowDenominator;
+}
+
+/** Below this, exp(-x) is a normal double with room to spare (e^-600 ~ 2.6e-261; e^-708 is the last). */
+const MAX_SHIFTED_EXPONENT = 600;
+
+/**
+ * The one shift M for the whole batch, or NaN where the per-row maxima must be used instead.
+ * M = max_u s_uu bounds every s_uv (Cauchy-Schwarz), so no weight exceeds 1 (up to rounding of
+ * s_uv: a few ulps of 1). With non-negative entries every m_u >= 0, so when M / T <= 600 each
+ * unit's largest weight exp((m_u - M) / T) >= e^-600 is a normal number, and a weight is subnormal
+ * (rounded coarsely, or 0) only when it is below e^-108 of that unit's largest: the ratio
+ * b_u = sum w R / sum w N is the one of docs/method.md section 2 to a few ulps. Otherwise (small
+ * T, negative entries) NaN: the running-maximum form above.
+ */
+export function batchShift(x: CsrMatrix, inverse: number): number {
+  const data = x.data;
+  const indptr = x.indptr;
+  let max = 0;
+  for (let u = 0; u < x.rows; u++) {
+    let self = 0;
+    for (let k = indptr[u] as number; k < (indptr[u + 1] as number); k++) {
+      const value = data[k] as number;
+      if (!(value >= 0)) return NaN;
+      self += value * value;
+    }
+    if (self > max) max = self;
+  }
+  return max * inverse <= MAX_SHIFTED_EXPONENT ? max : NaN;
 }
 
 /**
  * numerator, denominator and self weight of every unit (three consecutive runs of U values) from
  * the blocks' sums: each part rescaled to m_u, blocks in order (exp(-inf) = 0 covers an empty part).
  */
-export function finishSums(state: Float64Array, units: number, blocks: number, unitSize: Float64Array, inverse: number): Float64Array {
+export function finishSums(
+  state: Float64Array,
+  units: number,
+  blocks: number,
+  unitSize: Float64Array,
+  inverse: number,
+  shift: number,
+): Float64Array {
   const out = new Float64Array(3 * units);
+  if (!Number.isNaN(shift)) {
+    // One shift for all: the parts add up as they are, blocks in order.
+    for (let u = 0; u < units; u++) {
+      let numerator = state[units + u] as number;
+      let denominator = state[2 * units + u] as number;
+      for (let b = 0; b < blocks; b++) {
+        const base = (4 + 3 * b) * units + 3 * u;
+        numerator += state[base + 1] as number;
+        denominator += state[base + 2] as number;
+      }
+      out[u] = numerator;
+      out[units + u] = denominator;
+      out[2 * units + u] = (unitSize[u] as number) > 1 ? expNonPositive(((state[3 * units + u] as number) - shift) * inverse) : 0;
+    }
+    return out;
+  }
   for (let u = 0; u < units; u++) {
     const rowMax = state[u] as number;
     let max = rowMax;

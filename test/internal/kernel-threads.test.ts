@@ -3,13 +3,15 @@
 // enough to be cut into blocks and tiles. The worker script is the built one (dist/, made by
 // `npm run build`, which `npm test` runs first).
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import seedrandom from 'seedrandom';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { kernelBaselines, sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
-import { configureKernelThreads, lastKernelRun } from '../../src/internal/kernel-threads.js';
-import { BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
+import { configureKernelThreads, kernelThreadState, lastKernelRun, threadsFromEnv } from '../../src/internal/kernel-threads.js';
+import { RlAdvantagesError } from '../../src/errors.js';
+import { batchShift, BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
 import { sparseSimilarityRow, transposeCsr } from '../../src/internal/sparse.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
 import { maxAbsDiff, repoRoot } from '../helpers/paths.js';
@@ -61,6 +63,8 @@ describe('blocked symmetric kernel on large batches', () => {
       const units = unitsByKey(withCopies);
       const x = vectorizer.transform(prompts);
       const xt = transposeCsr(x);
+      // T = 0.1 and 3: one shift for the batch, one exponential a pair; T = 0.001: running maxima.
+      expect(Number.isNaN(batchShift(x, 1 / temperature))).toBe(temperature === 0.001);
       const fast = sparseKernelBaselines(allRewards, units, x, temperature);
       const plain = kernelBaselines(allRewards, units, (u, out) => sparseSimilarityRow(x, xt, u, out), temperature);
       expect(fast.every(Number.isFinite)).toBe(true);
@@ -89,5 +93,86 @@ describe('worker threads', () => {
       shared = lastKernelRun().byCaller < lastKernelRun().blocks;
     }
     expect(shared).toBe(true);
+  });
+});
+
+describe('batchShift', () => {
+  const csr = (data: number[]): { rows: number; cols: number; indptr: Int32Array; indices: Int32Array; data: Float64Array } => ({
+    rows: 2,
+    cols: 2,
+    indptr: Int32Array.from([0, 1, 2]),
+    indices: Int32Array.from([0, 1]),
+    data: Float64Array.from(data),
+  });
+
+  it('is the largest s_uu when that over T is at most 600, else NaN (the per-row maxima are used)', () => {
+    expect(batchShift(csr([0.6, 0.8]), 10)).toBeCloseTo(0.64, 15);
+    expect(batchShift(csr([0.6, 0.8]), 937)).toBeCloseTo(0.64, 15); // 0.64 * 937 = 599.7
+    expect(batchShift(csr([0.6, 0.8]), 938)).toBeNaN(); // 600.3
+    expect(batchShift(csr([0, 0]), 1e6)).toBe(0); // empty prompts: every s = 0
+  });
+
+  it('is NaN when an entry is negative (the maximum of a unit could be far below the shift)', () => {
+    expect(batchShift(csr([0.6, -0.8]), 1)).toBeNaN();
+  });
+});
+
+describe('RL_ADV_THREADS', () => {
+  it('unset or empty: no cap; a positive integer (spaces allowed around it): that cap', () => {
+    expect(threadsFromEnv({})).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '' })).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '  ' })).toBeUndefined();
+    expect(threadsFromEnv({ RL_ADV_THREADS: '1' })).toBe(1);
+    expect(threadsFromEnv({ RL_ADV_THREADS: ' 12 ' })).toBe(12);
+  });
+
+  it('anything else throws RlAdvantagesError naming the variable and the value', () => {
+    for (const bad of ['0', '00', '-1', '1.5', '2e0', 'two', '0x2', '+3', '3 threads']) {
+      let caught: unknown;
+      try {
+        threadsFromEnv({ RL_ADV_THREADS: bad });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(RlAdvantagesError);
+      expect((caught as RlAdvantagesError).field).toBe('RL_ADV_THREADS');
+      expect((caught as Error).message).toContain(`got ${JSON.stringify(bad)}`);
+    }
+  });
+
+  it('caps the threads wanted (and the CPUs and the 8 blocks cap them too)', () => {
+    const saved = process.env.RL_ADV_THREADS;
+    try {
+      configureKernelThreads({});
+      process.env.RL_ADV_THREADS = '1';
+      expect(kernelThreadState().wanted).toBe(1);
+      process.env.RL_ADV_THREADS = '1000';
+      expect(kernelThreadState().wanted).toBe(Math.min(availableParallelism(), 8));
+    } finally {
+      if (saved === undefined) delete process.env.RL_ADV_THREADS;
+      else process.env.RL_ADV_THREADS = saved;
+    }
+  });
+});
+
+describe('thread state', () => {
+  it('says why the kernel ran alone when the worker script cannot be found; the caller ran every block', () => {
+    configureKernelThreads({ threads: 2, workerUrl: pathToFileURL(resolve(repoRoot, 'dist', 'no-such-worker.js')) });
+    const { prompts, rewards, vectorizer } = bigBatch(2100, 'state');
+    const x = vectorizer.transform(prompts);
+    expect(kernelThreadState()).toMatchObject({ wanted: 2, started: 0, reason: null });
+    sparseKernelBaselines(rewards, unitsByKey(prompts), x, 0.1);
+    // The missing script is reported by the worker's 'error' event, after the batch: the caller
+    // claimed every block itself meanwhile.
+    expect(lastKernelRun()).toEqual({ blocks: 8, byCaller: 8 });
+    // The worker has to boot to find its script missing: seconds on a busy machine.
+    return vi.waitFor(
+      () => {
+        const state = kernelThreadState();
+        expect(state.started).toBe(1);
+        expect(state.reason).toMatch(/^a kernel worker failed: /);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   });
 });
