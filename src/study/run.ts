@@ -7,7 +7,7 @@ import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow } from '../calibration/beff.js';
 import { RlAdvantagesError } from '../errors.js';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
-import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../grading/gsm8k-data.js';
+import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../data/gsm8k.js';
 import { decide, decisionJson, planDecision, type DecisionJson, type DecisionPlan } from '../stats/hoeffding.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { VERSION } from '../version.js';

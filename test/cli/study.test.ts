@@ -4,10 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gsm8kDir, repoRoot, sharedDir } from '../helpers/paths.js';
+import { gsm8kDir, repoRoot, specPath } from '../helpers/paths.js';
 
 const cli = path.join(repoRoot, 'dist', 'cli.js');
-const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-study-cli-'));
 
 interface Run {

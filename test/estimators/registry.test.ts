@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEstimator, parseEstimatorName, RlAdvantagesError, TfidfVectorizer } from '../../src/index.js';
-import { sharedDir } from '../helpers/paths.js';
+import { specPath } from '../helpers/paths.js';
 
 const vectorizer = TfidfVectorizer.fit(['one two', 'three four']);
 
 describe('createEstimator', () => {
   it("parses every arms[].advantage of the study spec", () => {
-    const spec = JSON.parse(readFileSync(resolve(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'), 'utf8')) as {
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as {
       arms: { advantage: string }[];
     };
     for (const arm of spec.arms) expect(createEstimator(arm.advantage, { vectorizer }).name).toBe(arm.advantage);

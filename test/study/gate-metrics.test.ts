@@ -12,9 +12,9 @@ import {
   type AdvantageLogRow,
 } from '../../src/study/gate-metrics.js';
 import { loadStudySpec } from '../../src/study/spec.js';
-import { sharedDir } from '../helpers/paths.js';
+import { specPath } from '../helpers/paths.js';
 
-const spec = loadStudySpec(readFileSync(resolve(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'), 'utf8'));
+const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
 const GS1 = 'gs1_tfidf_g1';
 const GRPO = 'grpo_g8';
 
