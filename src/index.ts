@@ -21,6 +21,8 @@ export {
   parseEstimatorName,
   ESTIMATOR_NAMES,
   type EstimatorBaseName,
+  type EstimatorName,
+  type TemperatureEstimatorBaseName,
   type EstimatorContext,
 } from './estimators/registry.js';
 

@@ -20,16 +20,6 @@ export interface EstimatorContext {
   epsilon?: number;
 }
 
-/** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix. */
-export type EstimatorBaseName =
-  | 'group_mean'
-  | 'group_mean_std'
-  | 'rloo'
-  | 'loo_batch_mean'
-  | 'tfidf_kernel_loo'
-  | 'length_bucket_loo'
-  | 'kernel_loo';
-
 type Factory = (context: EstimatorContext, temperature: number | undefined) => (batch: Batch) => EstimatorResult;
 
 function requireVectorizer(name: string, context: EstimatorContext): TfidfVectorizer {
@@ -69,11 +59,30 @@ const ESTIMATORS = {
     const similarity = context.similarity;
     return (batch) => kernelLoo(batch, similarity === undefined ? { temperature: t } : { temperature: t, similarity });
   },
-} satisfies Record<EstimatorBaseName, Factory>;
+} satisfies Record<string, Factory>;
+
+/**
+ * Base names of the estimators: the keys of the lookup table, so a new estimator's name joins the type by being
+ * added to the table. `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix ({@link TemperatureEstimatorBaseName}).
+ */
+export type EstimatorBaseName = keyof typeof ESTIMATORS;
 
 
-/** Names that need a temperature, given as a `_T<T>` suffix (or, for `kernel_loo`, in the context). */
-const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(['tfidf_kernel_loo', 'kernel_loo']);
+/** Base names that take a temperature as a `_T<T>` suffix (`kernel_loo` may instead take it from the context). */
+const TEMPERATURE_BASES = ['tfidf_kernel_loo', 'kernel_loo'] as const satisfies readonly EstimatorBaseName[];
+const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(TEMPERATURE_BASES);
+/** Base names that must carry their temperature in the name. */
+type SuffixRequired = 'tfidf_kernel_loo';
+
+/** The estimator base names that take a `_T<T>` temperature suffix. */
+export type TemperatureEstimatorBaseName = (typeof TEMPERATURE_BASES)[number];
+
+/**
+ * Every name {@link createEstimator} accepts, as a type: the base names, and `<base>_T<T>` for the bases that take a
+ * temperature (e.g. `tfidf_kernel_loo_T0.1`). A literal that is not one of them is a compile error; a name of type
+ * `string` (e.g. read from a spec) is checked at run time instead.
+ */
+export type EstimatorName = Exclude<EstimatorBaseName, SuffixRequired> | `${TemperatureEstimatorBaseName}_T${number}`;
 
 /** The names {@link createEstimator} accepts, as shown in its error message. */
 export const ESTIMATOR_NAMES: readonly string[] = Object.freeze([
@@ -142,6 +151,20 @@ export function parseEstimatorName(name: string): { base: EstimatorBaseName; tem
  * const { advantages } = estimator.compute({ rewards, prompts });
  * ```
  */
+export function createEstimator(name: EstimatorName, context?: EstimatorContext): Estimator;
+/**
+ * Looks up an estimator by a name known only at run time (a `string`, e.g. a spec's `arms[].advantage`); a
+ * string literal must be an {@link EstimatorName}.
+ *
+ * @throws {@link RlAdvantagesError} for an unknown name (the message lists the known names), a bad
+ *   temperature, or a kernel estimator without its vectorizer.
+ * @example
+ * ```ts
+ * const name: string = spec.arms[1].advantage;
+ * const estimator = createEstimator(name, { vectorizer });
+ * ```
+ */
+export function createEstimator<N extends string>(name: string extends N ? N : never, context?: EstimatorContext): Estimator;
 export function createEstimator(name: string, context: EstimatorContext = {}): Estimator {
   const { base, temperature } = parseEstimatorName(name);
   const compute = (ESTIMATORS[base] as Factory)(context ?? {}, temperature);

@@ -17,6 +17,10 @@ const COMMANDS = [
   ['gate'],
   ['decide'],
   ['plan'],
+  ['data'],
+  ['data', 'gsm8k'],
+  ['spec'],
+  ['spec', 'print'],
 ];
 
 describe('rl-adv', () => {

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { beffRatioFromFigures, type BeffCalibration } from '../../src/calibration/beff.js';
 import { RlAdvantagesError } from '../../src/errors.js';

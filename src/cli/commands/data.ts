@@ -40,6 +40,7 @@ export function register(program: Command, io: CliIo): void {
     .command('data')
     .summary('get the GSM8K data the study and the Tinker drivers read')
     .description('Puts datasets where every rl-adv command finds them.');
+  withExamples(data, ['rl-adv data gsm8k']);
   const gsm8k = data
     .command('gsm8k')
     .summary('download (or copy) GSM8K into the cache, verified by sha256')

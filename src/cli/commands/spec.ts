@@ -7,6 +7,7 @@ import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
 /** Registers `rl-adv spec` and its `print` subcommand. */
 export function register(program: Command, io: CliIo): void {
   const spec = program.command('spec').summary('the study spec that ships with rl-advantages').description('The study spec rl-adv study runs when no --spec is given.');
+  withExamples(spec, ['rl-adv spec print > my.spec.json']);
   const print = spec
     .command('print')
     .summary(`write specs/${SHIPPED_SPEC} (the default study spec) to stdout`)

@@ -21,7 +21,7 @@ export interface TinkerBackendOptions {
   /** The Python interpreter (default: $RL_ADV_PYTHON, else `python3`). */
   readonly python?: string;
   /** The environment (default: process.env); must hold TINKER_API_KEY. */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 function unavailable(message: string): RlAdvantagesError {
