@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the JSONL file to write")
     p.add_argument("--spec", required=True, help="the study spec JSON (model; renderer)")
     p.add_argument("--limit", type=int, default=None, help="evaluate the first N test items only (pilot: 100)")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
     p.add_argument("--stop", choices=("renderer", "none"), default="renderer", help="stop at the renderer's end-of-turn (default) or only at max_tokens/EOS (the record's evaluator listed stop: [])")

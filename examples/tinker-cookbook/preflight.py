@@ -296,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec", required=True, help="the study spec JSON (tolerances, the kernel arm)")
     p.add_argument("--out", required=True, help="the JSON report to write")
     p.add_argument("--batch", default=None, help="a fixed batch JSON (default: the built-in one, see --help text)")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--corpus", default=None, help="TF-IDF fitting corpus for rl-adv serve (default: DATA_DIR/train.jsonl)")
     p.add_argument("--rl-adv", default=None, help="the rl-adv command (default: $RL_ADV, rl-adv on PATH, or this checkout's dist/cli.js)")
     p.add_argument("--skip-baseline", action="store_true", help="run only the reference check (no torch/tinker-cookbook needed)")

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec", required=True, help="the study spec JSON (gs1-vs-grpo.spec.json)")
     p.add_argument("--log-path", required=True, help="the run folder: cookbook logs, checkpoints.jsonl, advantages.jsonl")
     p.add_argument("--steps", type=int, default=None, help="training steps (default: the arm's steps; 3 for the pilot)")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--corpus", default=None, help="TF-IDF fitting corpus for rl-adv serve (default: DATA_DIR/train.jsonl)")
     p.add_argument("--rl-adv", default=None, help="the rl-adv command (default: $RL_ADV, rl-adv on PATH, or this checkout's dist/cli.js)")
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
