@@ -13,7 +13,7 @@ Writes JSONL, one line per test item in order: ``{"item_id": "gsm8k_test_<index>
 
 Example::
 
-    python eval_gsm8k.py --spec ../../../shared/seed/gs1-vs-grpo.spec.json \
+    python eval_gsm8k.py --spec ../../specs/gs1-vs-grpo.json \
         --checkpoint tinker://.../sampler_weights/final --out /tmp/rx-gs1/eval_gs1.jsonl
 
 ``--checkpoint base`` evaluates the base model; a folder means the last sampler checkpoint that

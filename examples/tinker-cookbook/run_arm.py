@@ -10,7 +10,7 @@ questions and total rewards. Every step appends one line to ``LOG_PATH/advantage
 
 Example::
 
-    python run_arm.py --arm gs1_tfidf_g1 --spec ../../../shared/seed/gs1-vs-grpo.spec.json \\
+    python run_arm.py --arm gs1_tfidf_g1 --spec ../../specs/gs1-vs-grpo.json \\
         --log-path /tmp/rx-gs1/gs1_s0 --steps 3
 
 At the end it prints one JSON line: ``{"arm", "steps_logged", "advantages_log", "final_sampler_path"}``.

@@ -12,7 +12,7 @@ line per rollout (``<row>`` is the row of train.jsonl), for ``rl-adv calibrate``
 
 Example::
 
-    python sample_calibration.py --spec ../../../shared/seed/gs1-vs-grpo.spec.json --out /tmp/rx-gs1/calibration.jsonl
+    python sample_calibration.py --spec ../../specs/gs1-vs-grpo.json --out /tmp/rx-gs1/calibration.jsonl
 
 Exit codes: 0 done; 1 sampling failed or the cap left tasks unsampled (the finished ones are written);
 2 bad input or a missing prerequisite.
