@@ -20,6 +20,8 @@ export {
   createEstimator,
   parseEstimatorName,
   ESTIMATOR_NAMES,
+  ESTIMATOR_BASE_NAMES,
+  TEMPERATURE_ESTIMATOR_BASE_NAMES,
   type EstimatorBaseName,
   type EstimatorName,
   type TemperatureEstimatorBaseName,

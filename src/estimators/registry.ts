@@ -20,6 +20,24 @@ export interface EstimatorContext {
   epsilon?: number;
 }
 
+/**
+ * The base names of the estimators, in one list: {@link EstimatorBaseName} and {@link EstimatorName} derive from
+ * it, and the lookup table must have exactly these keys (a name added here without a factory, or a factory
+ * without its name here, does not compile).
+ */
+export const ESTIMATOR_BASE_NAMES = Object.freeze([
+  'group_mean',
+  'group_mean_std',
+  'rloo',
+  'loo_batch_mean',
+  'tfidf_kernel_loo',
+  'length_bucket_loo',
+  'kernel_loo',
+] as const);
+
+/** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix. */
+export type EstimatorBaseName = (typeof ESTIMATOR_BASE_NAMES)[number];
+
 type Factory = (context: EstimatorContext, temperature: number | undefined) => (batch: Batch) => EstimatorResult;
 
 function requireVectorizer(name: string, context: EstimatorContext): TfidfVectorizer {
@@ -59,30 +77,25 @@ const ESTIMATORS = {
     const similarity = context.similarity;
     return (batch) => kernelLoo(batch, similarity === undefined ? { temperature: t } : { temperature: t, similarity });
   },
-} satisfies Record<string, Factory>;
+} satisfies Record<EstimatorBaseName, Factory>;
+
 
 /**
- * Base names of the estimators: the keys of the lookup table, so a new estimator's name joins the type by being
- * added to the table. `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix ({@link TemperatureEstimatorBaseName}).
+ * The base names that take a temperature as a `_T<T>` suffix (`kernel_loo` may instead take it from the context;
+ * `tfidf_kernel_loo` must carry it in its name).
  */
-export type EstimatorBaseName = keyof typeof ESTIMATORS;
-
-
-/** Base names that take a temperature as a `_T<T>` suffix (`kernel_loo` may instead take it from the context). */
-const TEMPERATURE_BASES = ['tfidf_kernel_loo', 'kernel_loo'] as const satisfies readonly EstimatorBaseName[];
-const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(TEMPERATURE_BASES);
-/** Base names that must carry their temperature in the name. */
-type SuffixRequired = 'tfidf_kernel_loo';
+export const TEMPERATURE_ESTIMATOR_BASE_NAMES = Object.freeze(['tfidf_kernel_loo', 'kernel_loo'] as const satisfies readonly EstimatorBaseName[]);
+const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(TEMPERATURE_ESTIMATOR_BASE_NAMES);
 
 /** The estimator base names that take a `_T<T>` temperature suffix. */
-export type TemperatureEstimatorBaseName = (typeof TEMPERATURE_BASES)[number];
+export type TemperatureEstimatorBaseName = (typeof TEMPERATURE_ESTIMATOR_BASE_NAMES)[number];
 
 /**
  * Every name {@link createEstimator} accepts, as a type: the base names, and `<base>_T<T>` for the bases that take a
  * temperature (e.g. `tfidf_kernel_loo_T0.1`). A literal that is not one of them is a compile error; a name of type
  * `string` (e.g. read from a spec) is checked at run time instead.
  */
-export type EstimatorName = Exclude<EstimatorBaseName, SuffixRequired> | `${TemperatureEstimatorBaseName}_T${number}`;
+export type EstimatorName = Exclude<EstimatorBaseName, 'tfidf_kernel_loo'> | `${TemperatureEstimatorBaseName}_T${number}`;
 
 /** The names {@link createEstimator} accepts, as shown in its error message. */
 export const ESTIMATOR_NAMES: readonly string[] = Object.freeze([
