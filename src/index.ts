@@ -40,7 +40,11 @@ export {
   isStatefulEstimator,
   parseEstimatorName,
   ESTIMATOR_NAMES,
+  ESTIMATOR_BASE_NAMES,
+  TEMPERATURE_ESTIMATOR_BASE_NAMES,
   type EstimatorBaseName,
+  type EstimatorName,
+  type TemperatureEstimatorBaseName,
   type EstimatorContext,
 } from './estimators/registry.js';
 
@@ -174,7 +178,7 @@ export {
   type SimQuestionSet,
 } from './study/sim/questions.js';
 
-// GSM8K grading and data
+// GSM8K grading
 export { extractBoxed } from './grading/boxed.js';
 export {
   normalizeAnswer,
@@ -193,4 +197,10 @@ export {
   type Gsm8kRewardOptions,
   type Gsm8kGrade,
 } from './grading/gsm8k.js';
-export { loadGsm8k, resolveGsm8kDir, type Gsm8kItem, type Gsm8kSplit } from './grading/gsm8k-data.js';
+
+// GSM8K data: finding it, the cache, downloading and verifying it
+export { gsm8kHowToProvide, loadGsm8k, resolveGsm8kDir, type Gsm8kItem, type Gsm8kSplit } from './data/gsm8k.js';
+export { gsm8kCacheDir, rlAdvCacheDir } from './data/cache.js';
+export { GSM8K_COMMIT, GSM8K_DEFAULT_BASE_URL, GSM8K_FILES, gsm8kBaseUrl, type Gsm8kFile } from './data/gsm8k-source.js';
+export { copyGsm8k, downloadGsm8k, type FetchGsm8kOptions, type FetchGsm8kResult, type Gsm8kProgress } from './data/download.js';
+export { ensureGsm8kDir, isOffline, type EnsureGsm8kOptions } from './data/ensure.js';

@@ -14,7 +14,7 @@ Writes JSONL, one line per test item in order: ``{"item_id": "gsm8k_test_<index>
 
 Example::
 
-    python eval_gsm8k.py --spec ../../../shared/seed/gs1-vs-grpo.spec.json \
+    python eval_gsm8k.py --spec ../../specs/gs1-vs-grpo.json \
         --checkpoint tinker://.../sampler_weights/final --out /tmp/rx-gs1/eval_gs1.jsonl
 
 ``--checkpoint base`` evaluates the base model; a folder means the last sampler checkpoint that
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the JSONL file to write")
     p.add_argument("--spec", required=True, help="the study spec JSON (model; renderer)")
     p.add_argument("--limit", type=int, default=None, help="evaluate the first N test items only (pilot: 100)")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with test.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")
     p.add_argument("--stop", choices=("none", "renderer"), default="none", help="none (default, the record's evaluator: stop: [], generation ends at EOS or max_tokens) or the renderer's end-of-turn stop sequences")

@@ -10,7 +10,7 @@ questions and total rewards. Every step appends one line to ``LOG_PATH/advantage
 
 Example::
 
-    python run_arm.py --arm gs1_tfidf_g1 --spec ../../../shared/seed/gs1-vs-grpo.spec.json \\
+    python run_arm.py --arm gs1_tfidf_g1 --spec ../../specs/gs1-vs-grpo.json \\
         --log-path /tmp/rx-gs1/gs1_s0 --steps 3
 
 The LoRA client is created with the arm's seed (the recipe passes none; see ``rl_adv_examples/provenance.py``),
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec", required=True, help="the study spec JSON (gs1-vs-grpo.spec.json)")
     p.add_argument("--log-path", required=True, help="the run folder: cookbook logs, checkpoints.jsonl, advantages.jsonl")
     p.add_argument("--steps", type=int, default=None, help="training steps (default: the arm's steps; 3 for the pilot)")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--corpus", default=None, help="TF-IDF fitting corpus for rl-adv serve (default: DATA_DIR/train.jsonl)")
     p.add_argument("--rl-adv", default=None, help="the rl-adv command (default: $RL_ADV, rl-adv on PATH, or this checkout's dist/cli.js)")
     p.add_argument("--renderer", default=None, help="renderer name (default: the spec's, qwen3_5_disable_thinking)")

@@ -12,7 +12,7 @@ line per rollout (``<row>`` is the row of train.jsonl), for ``rl-adv calibrate``
 
 Example::
 
-    python sample_calibration.py --spec ../../../shared/seed/gs1-vs-grpo.spec.json --out /tmp/rx-gs1/calibration.jsonl
+    python sample_calibration.py --spec ../../specs/gs1-vs-grpo.json --out /tmp/rx-gs1/calibration.jsonl
 
 Exit codes: 0 done; 1 sampling failed or the cap left tasks unsampled (the finished ones are written);
 2 bad input or a missing prerequisite.
@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--spec", required=True, help="the study spec JSON (model; renderer)")
     p.add_argument("--out", required=True, help="the calibration.jsonl to write")
-    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR)")
+    p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--checkpoint", default=None, help="tinker:// sampler path of the starting policy (default: the base model)")
     p.add_argument("--tasks", type=int, default=64)
     p.add_argument("--rollouts", type=int, default=8)

@@ -1,6 +1,7 @@
 // What every rl-adv command shares: its streams, its exit codes, its errors and its help layout.
 // Kept apart from program.ts so command modules do not import the module that imports them.
 import type { Command, Help, Option } from 'commander';
+import { docsUrl } from '../internal/links.js';
 
 /** Where a command reads and writes; tests substitute buffers. */
 export interface CliIo {
@@ -125,7 +126,10 @@ export function formatExample(example: string, width = HELP_WIDTH): string {
 export function withExamples(command: Command, examples: readonly string[]): Command {
   const path: string[] = [];
   for (let c: Command | null = command; c !== null; c = c.parent) path.unshift(c.name());
+  // A user of an npm install has no docs/ folder: a description citing docs/method.md gets the page's URL.
+  const cites = /docs\/method\.md/.test(command.description());
+  const reference = cites ? `\ndocs/method.md: ${docsUrl('method.md')}\n` : '';
   return command
     .showHelpAfterError(`(run ${path.join(' ')} --help for usage)`)
-    .addHelpText('after', `\nExample${examples.length > 1 ? 's' : ''}:\n${examples.map((e) => formatExample(e)).join('\n')}\n`);
+    .addHelpText('after', `\nExample${examples.length > 1 ? 's' : ''}:\n${examples.map((e) => formatExample(e)).join('\n')}\n${reference}`);
 }

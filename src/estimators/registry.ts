@@ -36,23 +36,31 @@ export interface EstimatorContext {
   promptValue?: PromptValueOptions;
 }
 
+/**
+ * The base names of the estimators, in one list: {@link EstimatorBaseName} and {@link EstimatorName} derive from
+ * it, and the lookup table must have exactly these keys (a name added here without a factory, or a factory
+ * without its name here, does not compile).
+ */
+export const ESTIMATOR_BASE_NAMES = Object.freeze([
+  'group_mean',
+  'group_mean_std',
+  'rloo',
+  'loo_batch_mean',
+  'tfidf_kernel_loo',
+  'length_bucket_loo',
+  'kernel_loo',
+  'reinforce_plus_plus_baseline',
+  'remax',
+  'opo',
+  'gpg',
+  'grpo_passk',
+  'passk',
+  'shrinkage_loo',
+  'prompt_value',
+] as const);
+
 /** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix. */
-export type EstimatorBaseName =
-  | 'group_mean'
-  | 'group_mean_std'
-  | 'rloo'
-  | 'loo_batch_mean'
-  | 'tfidf_kernel_loo'
-  | 'length_bucket_loo'
-  | 'kernel_loo'
-  | 'reinforce_plus_plus_baseline'
-  | 'remax'
-  | 'opo'
-  | 'gpg'
-  | 'grpo_passk'
-  | 'passk'
-  | 'shrinkage_loo'
-  | 'prompt_value';
+export type EstimatorBaseName = (typeof ESTIMATOR_BASE_NAMES)[number];
 
 type Factory = (context: EstimatorContext, temperature: number | undefined, k: number | undefined) => (batch: Batch) => EstimatorResult;
 
@@ -152,8 +160,26 @@ const ESTIMATORS = {
 } satisfies Record<EstimatorBaseName, Factory>;
 
 
-/** Names that need a temperature, given as a `_T<T>` suffix (or, for `kernel_loo`, in the context). */
-const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(['tfidf_kernel_loo', 'kernel_loo']);
+/**
+ * The base names that take a temperature as a `_T<T>` suffix (`kernel_loo` may instead take it from the context;
+ * `tfidf_kernel_loo` must carry it in its name).
+ */
+export const TEMPERATURE_ESTIMATOR_BASE_NAMES = Object.freeze(['tfidf_kernel_loo', 'kernel_loo'] as const satisfies readonly EstimatorBaseName[]);
+const TEMPERATURE_NAMES: ReadonlySet<EstimatorBaseName> = new Set(TEMPERATURE_ESTIMATOR_BASE_NAMES);
+
+/** The estimator base names that take a `_T<T>` temperature suffix. */
+export type TemperatureEstimatorBaseName = (typeof TEMPERATURE_ESTIMATOR_BASE_NAMES)[number];
+
+/**
+ * Every name {@link createEstimator} accepts, as a type: the base names, and `<base>_T<T>` for the bases that take a
+ * temperature (e.g. `tfidf_kernel_loo_T0.1`). A literal that is not one of them is a compile error; a name of type
+ * `string` (e.g. read from a spec) is checked at run time instead.
+ */
+export type EstimatorName =
+  | Exclude<EstimatorBaseName, 'tfidf_kernel_loo'>
+  | `${TemperatureEstimatorBaseName}_T${number}`
+  | `passk_k${number}`
+  | `${'shrinkage_loo' | 'prompt_value'}_tfidf_kernel_loo_T${number}`;
 
 /** Names that take an optional TF-IDF kernel prior, as a `_tfidf_kernel_loo_T<T>` suffix. */
 const PRIOR_NAMES: ReadonlySet<EstimatorBaseName> = new Set(['shrinkage_loo', 'prompt_value']);
@@ -240,6 +266,20 @@ export function parseEstimatorName(name: string): { base: EstimatorBaseName; tem
  * const { advantages } = estimator.compute({ rewards, prompts });
  * ```
  */
+export function createEstimator(name: EstimatorName, context?: EstimatorContext): Estimator;
+/**
+ * Looks up an estimator by a name known only at run time (a `string`, e.g. a spec's `arms[].advantage`); a
+ * string literal must be an {@link EstimatorName}.
+ *
+ * @throws {@link RlAdvantagesError} for an unknown name (the message lists the known names), a bad
+ *   temperature, or a kernel estimator without its vectorizer.
+ * @example
+ * ```ts
+ * const name: string = spec.arms[1].advantage;
+ * const estimator = createEstimator(name, { vectorizer });
+ * ```
+ */
+export function createEstimator<N extends string>(name: string extends N ? N : never, context?: EstimatorContext): Estimator;
 export function createEstimator(name: string, context: EstimatorContext = {}): Estimator {
   const { base, temperature, k } = parseEstimatorName(name);
   const compute = (ESTIMATORS[base] as Factory)(context ?? {}, temperature, k);

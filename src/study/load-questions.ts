@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
-import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../grading/gsm8k-data.js';
+import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../data/gsm8k.js';
 import type { StudyOptions } from './options.js';
 import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
 import { usage } from './usage.js';

@@ -4,7 +4,7 @@
 // from its checkpoint. This module only checks the inputs, claims the folder and runs the phases in order.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Gsm8kItem } from '../grading/gsm8k-data.js';
+import type { Gsm8kItem } from '../data/gsm8k.js';
 import { renderReport } from '../report/markdown.js';
 import { writeStudyReports } from '../report/write.js';
 import { describeResumePoint } from './resume-point.js';

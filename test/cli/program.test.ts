@@ -18,6 +18,10 @@ const COMMANDS = [
   ['gate'],
   ['decide'],
   ['plan'],
+  ['data'],
+  ['data', 'gsm8k'],
+  ['spec'],
+  ['spec', 'print'],
 ];
 
 describe('rl-adv', () => {

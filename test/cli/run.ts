@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
 
+export { specPath } from '../helpers/paths.js';
+
 export const cliPath = resolve(repoRoot, 'dist', 'cli.js');
-export const specPath = resolve(repoRoot, '..', 'shared', 'seed', 'gs1-vs-grpo.spec.json');
 
 export interface CliRun {
   readonly code: number | null;

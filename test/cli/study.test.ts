@@ -1,13 +1,13 @@
 // rl-adv study end to end through the built CLI (node dist/cli.js), as a user runs it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gsm8kDir, repoRoot, sharedDir } from '../helpers/paths.js';
+import { gsm8kDir, repoRoot, specPath } from '../helpers/paths.js';
 
 const cli = path.join(repoRoot, 'dist', 'cli.js');
-const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-study-cli-'));
 
 interface Run {
@@ -45,10 +45,21 @@ beforeAll(() => {
 }, 180_000);
 
 describe('rl-adv study (sim backend)', () => {
-  it('the default study reproduces the record: the gate fails, exit 1, a plain log line per phase off a terminal', () => {
+  it('without GSM8K anywhere and RL_ADV_OFFLINE=1, stops at once with one message saying how to provide it (exit 2)', () => {
+    const empty = temp();
+    const r = study(['--out', path.join(empty, 'run')], { GSM8K_DIR: '', RL_ADV_CACHE_DIR: path.join(empty, 'cache'), RL_ADV_OFFLINE: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^rl-adv: GSM8K not found: .*rl-adv data gsm8k --from DIR.*--data-dir DIR.*GSM8K_DIR=DIR.*RL_ADV_OFFLINE is set/)]);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it('the default study (no --spec: the shipped spec; GSM8K from GSM8K_DIR) reproduces the record: the gate fails, exit 1, a plain log line per phase off a terminal', () => {
     const out = path.join(temp(), 'run');
-    const r = study(['--spec', specPath, '--out', out, '--data-dir', gsm8kDir]);
+    const r = study(['--out', out], { GSM8K_DIR: gsm8kDir });
     expect(r.code).toBe(1);
+    const recorded = (JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) as { spec: { path: string; sha256: string } }).spec;
+    expect(recorded).toMatchObject({ path: specPath, sha256: createHash('sha256').update(readFileSync(specPath)).digest('hex') });
     expect(r.stdout).toContain('activation gate FAILED');
     expect(r.stderr).toMatch(/rl-adv study: calibration: mean reward [0-9.]+, sigma_eps\^2 [0-9.]+, B_eff ratio [0-9.]+/);
     expect(r.stderr).toMatch(/rl-adv study: gate: FAILED: offline_beff_ratio_tfidf_vs_loo_mean/);

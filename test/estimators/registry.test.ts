@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEstimator, parseEstimatorName, RlAdvantagesError, TfidfVectorizer } from '../../src/index.js';
-import { sharedDir } from '../helpers/paths.js';
+import { createEstimator, parseEstimatorName, RlAdvantagesError, TfidfVectorizer, type EstimatorName } from '../../src/index.js';
+import { specPath } from '../helpers/paths.js';
 
 const vectorizer = TfidfVectorizer.fit(['one two', 'three four']);
 
 describe('createEstimator', () => {
   it("parses every arms[].advantage of the study spec", () => {
-    const spec = JSON.parse(readFileSync(resolve(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'), 'utf8')) as {
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as {
       arms: { advantage: string }[];
     };
     for (const arm of spec.arms) expect(createEstimator(arm.advantage, { vectorizer }).name).toBe(arm.advantage);
@@ -16,16 +15,29 @@ describe('createEstimator', () => {
     expect(parseEstimatorName('kernel_loo_T2e-3')).toEqual({ base: 'kernel_loo', temperature: 0.002 });
   });
 
-  it('refuses an unknown name and lists the known ones', () => {
-    expect(() => createEstimator('grpo')).toThrow(RlAdvantagesError);
-    expect(() => createEstimator('grpo')).toThrow(/unknown estimator "grpo"; known estimators: group_mean, group_mean_std, rloo, loo_batch_mean/);
+  it('refuses an unknown name given as a string at run time, listing the known ones', () => {
+    const name = (n: string): string => n; // a name known only at run time, e.g. read from a spec
+    expect(() => createEstimator(name('grpo'))).toThrow(RlAdvantagesError);
+    expect(() => createEstimator(name('grpo'))).toThrow(/unknown estimator "grpo"; known estimators: group_mean, group_mean_std, rloo, loo_batch_mean/);
+    expect(() => createEstimator(name('tfidf_kernel_loo'))).toThrow(/unknown estimator/);
+    expect(() => createEstimator(name('group_mean_T0.1'))).toThrow(/unknown estimator/);
+  });
+
+  it('refuses an unknown literal name at compile time (npm run typecheck fails on an unused @ts-expect-error)', () => {
+    // @ts-expect-error 'grpo' is not an EstimatorName
+    expect(() => createEstimator('grpo')).toThrow(/unknown estimator/);
+    // @ts-expect-error tfidf_kernel_loo needs its _T<T> suffix
     expect(() => createEstimator('tfidf_kernel_loo')).toThrow(/unknown estimator/);
+    // @ts-expect-error group_mean takes no temperature
     expect(() => createEstimator('group_mean_T0.1')).toThrow(/unknown estimator/);
+    const known: EstimatorName[] = ['group_mean', 'rloo', 'kernel_loo', 'kernel_loo_T2e-3', 'tfidf_kernel_loo_T0.1', 'length_bucket_loo'];
+    expect(known.map((n) => parseEstimatorName(n).base)).toEqual(['group_mean', 'rloo', 'kernel_loo', 'kernel_loo', 'tfidf_kernel_loo', 'length_bucket_loo']);
   });
 
   it('refuses a bad temperature suffix and a kernel without its vectorizer, at creation', () => {
     expect(() => createEstimator('tfidf_kernel_loo_T0', { vectorizer })).toThrow(/T must be a finite decimal number > 0/);
     expect(() => createEstimator('tfidf_kernel_loo_T-1', { vectorizer })).toThrow(/temperature "-1"/);
+    // @ts-expect-error "abc" is not a number: also refused at compile time
     expect(() => createEstimator('tfidf_kernel_loo_Tabc', { vectorizer })).toThrow(/temperature "abc"/);
     expect(() => createEstimator('tfidf_kernel_loo_T0.1')).toThrow(/needs context.vectorizer/);
     expect(() => createEstimator('length_bucket_loo')).toThrow(/needs context.vectorizer/);

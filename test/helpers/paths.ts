@@ -1,11 +1,15 @@
-// Paths tests share: the repository root and the GSM8K data beside it (../shared/data/gsm8k).
+// Paths tests share: the repository root, the shipped study spec and the GSM8K folder, which the globalSetup
+// (test/global-setup.ts) found once through the library's own resolution (--data-dir, GSM8K_DIR, the cache).
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveGsm8kDir } from '../../src/data/gsm8k.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const gsm8kDir = process.env.GSM8K_DIR ?? resolve(repoRoot, '..', 'shared', 'data', 'gsm8k');
-export const sharedDir = resolve(repoRoot, '..', 'shared');
+/** The GSM8K folder (test/global-setup.ts exports it as GSM8K_DIR for every worker). */
+export const gsm8kDir = resolveGsm8kDir();
+/** The study spec that ships with the package. */
+export const specPath = resolve(repoRoot, 'specs', 'gs1-vs-grpo.json');
 
 export function readJsonl<T = Record<string, unknown>>(path: string): T[] {
   return readFileSync(path, 'utf8')

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runStudy } from '../../src/study/run.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
-import { sharedDir } from '../helpers/paths.js';
+import { specPath } from '../helpers/paths.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -32,7 +32,7 @@ describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
   it('opens without console errors, shows every chart of a full sim run, and is not blank, in light and dark mode', async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'rl-adv-report-')), 'run');
     await runStudy({
-      specPath: path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'),
+      specPath,
       dir,
       backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),
       questions: 'clustered',

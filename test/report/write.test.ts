@@ -10,9 +10,8 @@ import { runStudy } from '../../src/study/run.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { rlAdv } from '../cli/run.js';
-import { sharedDir } from '../helpers/paths.js';
+import { specPath } from '../helpers/paths.js';
 
-const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
 let failed: string;
 let decided: string;
 

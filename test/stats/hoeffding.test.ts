@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
@@ -15,10 +14,9 @@ import {
   type Verdict,
 } from '../../src/stats/hoeffding.js';
 import { loadStudySpec, parseDecisionRule, StudySpecError, type DecisionRule } from '../../src/study/spec.js';
+import { gsm8kDir, specPath } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const sharedDir = path.resolve(repoRoot, '..', 'shared');
-const spec = loadStudySpec(readFileSync(path.resolve(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'), 'utf8'));
+const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
 
 // With alpha = 2k * e^-2, ln(2k / alpha) = 2, so h = R * sqrt(2 / (2n)) = R / sqrt(n): hand-checkable figures.
 const ALPHA_LN2 = 2 * Math.exp(-2); // k = 1
@@ -361,7 +359,7 @@ describe('decide', () => {
 
 describe('decide on real per-item correctness (GSM8K example_model_solutions.jsonl, 1319 test items)', () => {
   type Row = Record<string, { is_correct: boolean }>;
-  const rows = readFileSync(path.resolve(sharedDir, 'data', 'gsm8k', 'example_model_solutions.jsonl'), 'utf8')
+  const rows = readFileSync(path.resolve(gsm8kDir, 'example_model_solutions.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Row);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { beffRatioFromFigures, type BeffCalibration } from '../../src/calibration/beff.js';
 import { RlAdvantagesError } from '../../src/errors.js';
@@ -12,9 +11,9 @@ import {
   type AdvantageLogRow,
 } from '../../src/study/gate-metrics.js';
 import { loadStudySpec } from '../../src/study/spec.js';
-import { sharedDir } from '../helpers/paths.js';
+import { specPath } from '../helpers/paths.js';
 
-const spec = loadStudySpec(readFileSync(resolve(sharedDir, 'seed', 'gs1-vs-grpo.spec.json'), 'utf8'));
+const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
 const GS1 = 'gs1_tfidf_g1';
 const GRPO = 'grpo_g8';
 

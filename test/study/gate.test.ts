@@ -1,17 +1,15 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import { evaluateGate } from '../../src/study/gate.js';
 import { loadStudySpec, StudySpecError } from '../../src/study/spec.js';
+import { specPath } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const spec = loadStudySpec(readFileSync(path.resolve(repoRoot, '..', 'shared', 'seed', 'gs1-vs-grpo.spec.json'), 'utf8'));
+const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
 const gate = spec.activationGate;
 
-/** Values that satisfy every check of the shared spec's gate (the executed config of the record, plus pilot figures within bounds). */
+/** Values that satisfy every check of the shipped spec's gate (the executed config of the record, plus pilot figures within bounds). */
 const passing = {
   offline_beff_ratio_tfidf_vs_loo_mean: 1.05,
   pilot_mean_abs_gs1_minus_batchmean_baseline: 0.02,
@@ -22,7 +20,7 @@ const passing = {
   nonzero_advantage_fraction_gs1: 0.9,
 };
 
-describe('evaluateGate on the shared spec (METHOD section 6)', () => {
+describe('evaluateGate on the shipped spec (METHOD section 6)', () => {
   it("fails on the record's B_eff ratio 0.9762 (min 1.03), and only on that check", () => {
     // gs1-vs-grpo-record.txt: offline_beff_ratio_tfidf_vs_loo_mean 0.9762.
     const result = evaluateGate(gate, { ...passing, offline_beff_ratio_tfidf_vs_loo_mean: 0.9762 });

@@ -9,9 +9,8 @@ import { runStudy, type StudyOptions } from '../../src/study/run.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { clusteredQuestions, questionsJsonl } from '../../src/study/sim/questions.js';
 import { SIM_CLUSTERED_DEFAULTS, SIM_DEFAULTS } from '../../src/study/sim/world.js';
-import { gsm8kDir, sharedDir } from '../helpers/paths.js';
+import { gsm8kDir, specPath } from '../helpers/paths.js';
 
-const specPath = path.join(sharedDir, 'seed', 'gs1-vs-grpo.spec.json');
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-study-'));
 const quick = { calibrationBatches: 2000, calibrationBootstrap: 20 } as const;
 

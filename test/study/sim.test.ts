@@ -1,6 +1,6 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { loadGsm8k } from '../../src/grading/gsm8k-data.js';
+import { loadGsm8k } from '../../src/data/gsm8k.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
 import { normal, shuffledOrder, stream } from '../../src/study/sim/random.js';
 import {

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import {
@@ -11,12 +9,10 @@ import {
   StudySpecError,
   type SpecProblem,
 } from '../../src/study/spec.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const specPath = path.resolve(repoRoot, '..', 'shared', 'seed', 'gs1-vs-grpo.spec.json');
+import { specPath } from '../helpers/paths.js';
 const specText = readFileSync(specPath, 'utf8');
 
-/** A fresh deep copy of the shared spec, to break in one test without touching the others. */
+/** A fresh deep copy of the shipped spec, to break in one test without touching the others. */
 function specObject(): Record<string, unknown> {
   return JSON.parse(specText) as Record<string, unknown>;
 }
@@ -41,7 +37,7 @@ const criterion = () => ({
   weights: { treatment: 1, baseline: -1 },
 });
 
-describe('loadStudySpec on the shared spec', () => {
+describe('loadStudySpec on the shipped spec', () => {
   it('loads the real spec from its text and from the parsed object alike', () => {
     const fromText = loadStudySpec(specText);
     const fromObject = loadStudySpec(specObject());
@@ -86,7 +82,7 @@ describe('loadStudySpec on the shared spec', () => {
     // Unvalidated keys of the validated sections are kept as well.
     expect(spec.decisionRule.estimand).toBe((original.decision_rule as Record<string, unknown>).estimand);
     expect(spec.decisionRule.seeds).toEqual([0]);
-    expect(spec.activationGate.reason).toMatch(/^GS1 only matters/);
+    expect(spec.activationGate.reason).toMatch(/^The kernel only matters/);
     expect(spec.activationGate.checks[0]?.measures).toMatch(/^B_eff ratio/);
     expect(spec.arms[0]?.lr).toBe(3e-5);
   });

@@ -61,9 +61,10 @@ _LATEX_FRAC_RE = re.compile(r"([+-]?)\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
 _SLASH_FRAC_RE = re.compile(r"([^/]*)/([^/]*)")
 
 _HOW_TO_GET_GSM8K = (
-    "GSM8K (MIT licence) is at https://github.com/openai/grade-school-math: put its train.jsonl and "
-    'test.jsonl (one JSON object a line with "question" and "answer" fields; the same rows as Hugging '
-    'Face openai/gsm8k, config "main") in one folder and pass that folder.'
+    "Provide GSM8K (MIT licence, openai/grade-school-math) one of these ways: run `rl-adv data gsm8k` to download "
+    "it into the cache (sha256-verified), or `rl-adv data gsm8k --from DIR` to verify and copy a local copy; or "
+    'pass --data-dir DIR, or set GSM8K_DIR=DIR, with DIR a folder holding train.jsonl and test.jsonl (one JSON '
+    'object a line with "question" and "answer"; the rows of Hugging Face openai/gsm8k, config "main").'
 )
 
 
@@ -247,14 +248,27 @@ class Gsm8kItem:
 
 
 def resolve_gsm8k_dir(flag: str | None = None) -> str:
-    """The GSM8K folder: ``flag`` if non-empty, else ``$GSM8K_DIR``, else GradingError explaining how to
-    get the data. The folder must exist; returns an absolute path."""
+    """The GSM8K folder, in the order every rl-adv command uses (``resolveGsm8kDir`` in src/data/gsm8k.ts):
+    ``flag`` (``--data-dir``) if non-empty, else ``$GSM8K_DIR``, else the cache ``$RL_ADV_CACHE_DIR/gsm8k``
+    (default ``$XDG_CACHE_HOME/rl-advantages``, else ``~/.cache/rl-advantages``) when it holds train.jsonl and
+    test.jsonl (``rl-adv data gsm8k`` fills it), else GradingError saying how to provide the data. A folder
+    given by ``flag`` or ``$GSM8K_DIR`` must exist; returns an absolute path."""
     if flag:
-        chosen, source = flag, "the GSM8K folder option"
+        chosen, source = flag, "--data-dir"
     elif os.environ.get("GSM8K_DIR"):
         chosen, source = os.environ["GSM8K_DIR"], "GSM8K_DIR"
     else:
-        raise GradingError(f"no GSM8K folder given: pass one or set GSM8K_DIR. {_HOW_TO_GET_GSM8K}", "missing_gsm8k_dir")
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        # XDG: a relative XDG_CACHE_HOME is invalid and ignored.
+        base = os.environ.get("RL_ADV_CACHE_DIR") or (
+            os.path.join(xdg, "rl-advantages") if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache", "rl-advantages")
+        )
+        cached = os.path.abspath(os.path.join(base, "gsm8k"))
+        if all(os.path.isfile(os.path.join(cached, f"{split}.jsonl")) for split in ("train", "test")):
+            return cached
+        raise GradingError(
+            f"GSM8K not found: no --data-dir, no GSM8K_DIR, and no copy in the cache {cached}. {_HOW_TO_GET_GSM8K}", "missing_gsm8k_dir"
+        )
     if not os.path.isdir(chosen):
         raise GradingError(f"{source} is {json.dumps(chosen)}, which is not a folder. {_HOW_TO_GET_GSM8K}", "gsm8k_dir_not_found")
     return os.path.abspath(chosen)

@@ -10,14 +10,17 @@ from typing import Any, Sequence
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE_DIR = os.path.dirname(HERE)
 REPO_ROOT = os.path.abspath(os.path.join(EXAMPLE_DIR, "..", ".."))
-GSM8K_DIR = os.environ.get("GSM8K_DIR") or os.path.abspath(os.path.join(REPO_ROOT, "..", "shared", "data", "gsm8k"))
-SPEC_PATH = os.path.abspath(os.path.join(REPO_ROOT, "..", "shared", "seed", "gs1-vs-grpo.spec.json"))
+SPEC_PATH = os.path.join(REPO_ROOT, "specs", "gs1-vs-grpo.json")
 CLI_JS = os.path.join(REPO_ROOT, "dist", "cli.js")
 
 if EXAMPLE_DIR not in sys.path:
     sys.path.insert(0, EXAMPLE_DIR)
 
+from rl_adv_examples.grading import resolve_gsm8k_dir  # noqa: E402
 from rl_adv_examples.serve_client import ServeResult  # noqa: E402
+
+#: GSM8K as every rl-adv command finds it: GSM8K_DIR, else the cache (``rl-adv data gsm8k``).
+GSM8K_DIR = resolve_gsm8k_dir()
 
 
 def rl_adv_command() -> list[str] | None:

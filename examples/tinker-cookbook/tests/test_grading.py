@@ -29,10 +29,11 @@ from rl_adv_examples.grading import (
     parse_exact_number,
     resolve_gsm8k_dir,
 )
+from tests import support
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CASES_FILE = REPO_ROOT / "test" / "fixtures" / "grading-cases.jsonl"
-GSM8K_DIR = REPO_ROOT.parent / "shared" / "data" / "gsm8k"
+GSM8K_DIR = Path(support.GSM8K_DIR)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -166,20 +167,40 @@ class LoaderTest(unittest.TestCase):
                 load_gsm8k(tmp, "test")
 
     def test_resolve_dir(self) -> None:
-        saved = os.environ.pop("GSM8K_DIR", None)
+        """--data-dir, then GSM8K_DIR, then the cache ($RL_ADV_CACHE_DIR, $XDG_CACHE_HOME, ~/.cache), as in TypeScript."""
+        names = ("GSM8K_DIR", "RL_ADV_CACHE_DIR", "XDG_CACHE_HOME", "HOME")
+        saved = {k: os.environ.pop(k, None) for k in names}
         try:
-            with self.assertRaisesRegex(GradingError, "set GSM8K_DIR.*grade-school-math"):
-                resolve_gsm8k_dir()
             with tempfile.TemporaryDirectory() as tmp:
+                os.environ["RL_ADV_CACHE_DIR"] = os.path.join(tmp, "cache")
+                cached = os.path.join(tmp, "cache", "gsm8k")
+                os.makedirs(cached)
+                with self.assertRaisesRegex(GradingError, "no copy in the cache.*rl-adv data gsm8k --from DIR.*--data-dir DIR.*GSM8K_DIR=DIR"):
+                    resolve_gsm8k_dir()  # the cache folder exists but holds no splits
+                for split in ("train", "test"):
+                    open(os.path.join(cached, f"{split}.jsonl"), "w").close()
+                self.assertEqual(resolve_gsm8k_dir(), cached)
                 os.environ["GSM8K_DIR"] = tmp
                 self.assertEqual(resolve_gsm8k_dir(), os.path.abspath(tmp))
                 self.assertEqual(resolve_gsm8k_dir(str(REPO_ROOT)), str(REPO_ROOT))
-            with self.assertRaisesRegex(GradingError, "is not a folder"):
-                resolve_gsm8k_dir(os.path.join(tempfile.gettempdir(), "rl-adv-no-such-folder-8f3a1c"))
+                with self.assertRaisesRegex(GradingError, "--data-dir is .*, which is not a folder"):
+                    resolve_gsm8k_dir(os.path.join(tmp, "no-such-folder"))
+                os.environ["GSM8K_DIR"] = os.path.join(tmp, "no-such-folder")
+                with self.assertRaisesRegex(GradingError, "GSM8K_DIR is .*, which is not a folder"):
+                    resolve_gsm8k_dir()
+                del os.environ["GSM8K_DIR"], os.environ["RL_ADV_CACHE_DIR"]
+                os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "xdg")
+                with self.assertRaisesRegex(GradingError, re.escape(os.path.join(tmp, "xdg", "rl-advantages", "gsm8k"))):
+                    resolve_gsm8k_dir()
+                os.environ["XDG_CACHE_HOME"] = "relative"
+                os.environ["HOME"] = os.path.join(tmp, "home")
+                with self.assertRaisesRegex(GradingError, re.escape(os.path.join(tmp, "home", ".cache", "rl-advantages", "gsm8k"))):
+                    resolve_gsm8k_dir()
         finally:
-            os.environ.pop("GSM8K_DIR", None)
-            if saved is not None:
-                os.environ["GSM8K_DIR"] = saved
+            for k, v in saved.items():
+                os.environ.pop(k, None)
+                if v is not None:
+                    os.environ[k] = v
 
 
 @unittest.skipUnless((GSM8K_DIR / "test.jsonl").exists(), f"GSM8K data not found at {GSM8K_DIR}")

@@ -2,6 +2,7 @@
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
+import { ensureGsm8kDir } from '../../data/ensure.js';
 import { createTinkerBackend } from '../../study/backends/tinker.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import type { PhaseEvent } from '../../study/options.js';
@@ -10,11 +11,13 @@ import { createSimBackend } from '../../study/sim/backend.js';
 import { SIM_QUESTION_SETS, type SimQuestionSet } from '../../study/sim/questions.js';
 import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
+import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
+import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
 
 interface StudyCliOptions {
-  spec: string;
+  spec?: string;
   out: string;
   backend: string;
   seed: number;
@@ -90,15 +93,26 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
     throw new CliUsageError(`--backend must be "sim" or "tinker", got ${JSON.stringify(options.backend)}`);
   }
   // A gate check on a metric rl-adv never computes could only ever be `missing`: refuse it by name, before any work.
-  await refuseUnknownGateMetrics(options.spec, await readSpec(options.spec, io), io);
+  const specFile = options.spec ?? shippedSpecPath();
+  await refuseUnknownGateMetrics(specFile, await readSpec(specFile, io), io);
+  // GSM8K questions: --data-dir, GSM8K_DIR or the cache, downloaded into the cache on first use.
+  let dataDir = options.dataDir;
+  if ((options.simQuestions ?? 'gsm8k') === 'gsm8k') {
+    const reporter = downloadReporter(io, 'rl-adv study');
+    try {
+      dataDir = await ensureGsm8kDir(options.dataDir, reporter);
+    } finally {
+      reporter.stop();
+    }
+  }
   const { exitCode, summary } = await runStudy({
-    specPath: options.spec,
+    specPath: specFile,
     dir: options.out,
     backend,
     seed: options.seed,
     resume: options.resume === true,
     ...(options.simQuestions !== undefined ? { questions: options.simQuestions } : {}),
-    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(dataDir !== undefined ? { dataDir } : {}),
     ...(options.steps !== undefined ? { steps: options.steps } : {}),
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
@@ -125,7 +139,7 @@ export function register(program: Command, io: CliIo): void {
         'the activation gate fails (the length_bucket_loo fallback is scored and recorded; the gate is never\n' +
         'relaxed), 2 for bad input.',
     )
-    .requiredOption('--spec <file>', 'the study spec (JSON)')
+    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
     .requiredOption('--out <dir>', 'the run folder (must be empty or absent unless --resume)')
     .option('--backend <name>', 'sim (a simulation) or tinker', 'sim')
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
@@ -137,15 +151,19 @@ export function register(program: Command, io: CliIo): void {
         'question families, where the TF-IDF kernel can help; takes no --data-dir)',
       questionSetOption,
     )
-    .option('--data-dir <dir>', 'GSM8K folder with train.jsonl and test.jsonl (default: $GSM8K_DIR; not with --sim-questions clustered)')
+    .option(
+      '--data-dir <dir>',
+      'GSM8K folder with train.jsonl and test.jsonl (default: $GSM8K_DIR, else the cache, downloaded there on first use: see rl-adv data gsm8k; not with --sim-questions clustered)',
+    )
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
     .action(async (options: StudyCliOptions) => run(options, io));
   withExamples(command, [
-    'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-default   # the record\'s regime: the gate fails (exit 1)',
-    'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
-    'rl-adv study --spec gs1-vs-grpo.spec.json --out runs/sim-default --resume',
+    "rl-adv study --out runs/sim   # the shipped spec, the record's regime: the gate fails (exit 1)",
+    'rl-adv study --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
+    'rl-adv study --spec my.spec.json --out runs/mine   # your copy of rl-adv spec print',
+    'rl-adv study --out runs/sim --resume',
   ]);
 }

@@ -7,7 +7,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync,
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
-import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext } from './types.js';
 
@@ -21,7 +21,7 @@ export interface TinkerBackendOptions {
   /** The Python interpreter (default: $RL_ADV_PYTHON, else `python3`). */
   readonly python?: string;
   /** The environment (default: process.env); must hold TINKER_API_KEY. */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 function unavailable(message: string): RlAdvantagesError {

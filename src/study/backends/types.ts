@@ -2,7 +2,7 @@
 // arm (pilot or full) while logging advantages.jsonl, and evaluate a policy greedily on test items. The orchestrator
 // owns the order of work (METHOD section 8), the gate, the decision and every summary; a backend only runs phases.
 import type { CalibrationRow } from '../../calibration/beff.js';
-import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
 import type { StudyArm, StudySpec } from '../spec.js';
 

@@ -1,7 +1,7 @@
 // What every phase of a study run shares: the run's inputs, the backend and the context it is handed, the summary
 // being built (and how to save it), the progress events, and what one phase leaves in memory for a later one.
 import type { BeffCalibration, CalibrationRow } from '../../calibration/beff.js';
-import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { StudyBackend, StudyContext } from '../backends/types.js';
 import type { PhaseEvents } from '../events.js';
 import type { StudyOptions } from '../options.js';

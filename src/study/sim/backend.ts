@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { createEstimator } from '../../estimators/registry.js';
 import { RlAdvantagesError } from '../../errors.js';
-import type { Gsm8kItem } from '../../grading/gsm8k-data.js';
+import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { AdvantageLogRow } from '../gate-metrics.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext } from '../backends/types.js';
 import { appendJsonLine, keepFirstLines, readJson, writeFileAtomic, writeJsonlAtomic } from '../backends/files.js';

@@ -5,7 +5,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../../src/errors.js';
 import { gsm8kReferenceAnswer } from '../../../src/grading/gsm8k.js';
-import { loadGsm8k } from '../../../src/grading/gsm8k-data.js';
+import { loadGsm8k } from '../../../src/data/gsm8k.js';
 import {
   CLUSTERED_COMMON_WORDS,
   CLUSTERED_DEFAULT_FAMILIES,

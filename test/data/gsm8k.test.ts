@@ -1,19 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import { exactNumbersEqual, parseExactNumber, type ExactNumber } from '../../src/grading/exact-number.js';
-import { loadGsm8k, resolveGsm8kDir } from '../../src/grading/gsm8k-data.js';
+import { gsm8kCacheDir, rlAdvCacheDir } from '../../src/data/cache.js';
+import { loadGsm8k, resolveGsm8kDir } from '../../src/data/gsm8k.js';
+import { gsm8kDir } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const gsm8kDir = path.resolve(repoRoot, '..', 'shared', 'data', 'gsm8k');
-const haveData = existsSync(path.join(gsm8kDir, 'test.jsonl'));
-
-describe.skipIf(!haveData)('the real GSM8K files (../shared/data/gsm8k)', () => {
-  const train = haveData ? loadGsm8k(gsm8kDir, 'train') : [];
-  const test = haveData ? loadGsm8k(gsm8kDir, 'test') : [];
+describe('the real GSM8K files (GSM8K_DIR)', () => {
+  const train = loadGsm8k(gsm8kDir, 'train');
+  const test = loadGsm8k(gsm8kDir, 'test');
 
   it('has the published row counts and ids', () => {
     // Counts from the GSM8K paper / openai/grade-school-math README: 7473 train, 1319 test.
@@ -41,12 +38,10 @@ describe.skipIf(!haveData)('the real GSM8K files (../shared/data/gsm8k)', () => 
       solution: string;
     }
     type Row = { question: string; ground_truth: string } & Record<string, unknown>;
-    const rows: Row[] = haveData
-      ? readFileSync(path.join(gsm8kDir, 'example_model_solutions.jsonl'), 'utf8')
-          .split('\n')
-          .filter((line) => line.trim() !== '')
-          .map((line) => JSON.parse(line) as Row)
-      : [];
+    const rows: Row[] = readFileSync(path.join(gsm8kDir, 'example_model_solutions.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Row);
     // These files end a solution with a line "A: <answer>" rather than "#### <answer>".
     const finalAnswer = (text: string): string | null => {
       const matches = [...text.matchAll(/A:[ \t]*(.*)/g)];
@@ -128,36 +123,64 @@ describe('loadGsm8k on small files', () => {
   });
 });
 
-describe('resolveGsm8kDir', () => {
-  const saved = process.env.GSM8K_DIR;
-  afterAll(() => {
-    if (saved === undefined) delete process.env.GSM8K_DIR;
-    else process.env.GSM8K_DIR = saved;
+describe('resolveGsm8kDir: --data-dir, then GSM8K_DIR, then the cache', () => {
+  const names = ['GSM8K_DIR', 'RL_ADV_CACHE_DIR', 'XDG_CACHE_HOME', 'HOME'] as const;
+  const saved = Object.fromEntries(names.map((k) => [k, process.env[k]]));
+  let temp: string;
+  beforeEach(() => {
+    temp = mkdtempSync(path.join(tmpdir(), 'rl-adv-resolve-'));
+    for (const k of names) delete process.env[k];
+    process.env.RL_ADV_CACHE_DIR = path.join(temp, 'cache');
   });
-
-  it('prefers the flag, then GSM8K_DIR', () => {
-    const a = mkdtempSync(path.join(tmpdir(), 'rl-adv-a-'));
-    const b = mkdtempSync(path.join(tmpdir(), 'rl-adv-b-'));
-    try {
-      process.env.GSM8K_DIR = b;
-      expect(resolveGsm8kDir(a)).toBe(path.resolve(a));
-      expect(resolveGsm8kDir()).toBe(path.resolve(b));
-      expect(resolveGsm8kDir('')).toBe(path.resolve(b));
-    } finally {
-      rmSync(a, { recursive: true, force: true });
-      rmSync(b, { recursive: true, force: true });
+  afterEach(() => rmSync(temp, { recursive: true, force: true }));
+  afterAll(() => {
+    for (const k of names) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
     }
   });
+  const folder = (name: string, splits = false): string => {
+    const dir = path.join(temp, name);
+    mkdirSync(dir, { recursive: true });
+    if (splits) for (const s of ['train', 'test']) writeFileSync(path.join(dir, `${s}.jsonl`), '');
+    return dir;
+  };
 
-  it('explains where to get the data when nothing is set', () => {
+  it('prefers the flag, then GSM8K_DIR, then a cache holding both splits', () => {
+    const a = folder('a');
+    const b = folder('b');
+    const cached = folder('cache/gsm8k', true);
+    process.env.GSM8K_DIR = b;
+    expect(resolveGsm8kDir(a)).toBe(a);
+    expect(resolveGsm8kDir()).toBe(b);
+    expect(resolveGsm8kDir('')).toBe(b);
     delete process.env.GSM8K_DIR;
-    expect(() => resolveGsm8kDir()).toThrow(RlAdvantagesError);
-    expect(() => resolveGsm8kDir()).toThrow(/set GSM8K_DIR.*github\.com\/openai\/grade-school-math.*train\.jsonl and test\.jsonl/);
+    expect(resolveGsm8kDir()).toBe(cached);
   });
 
-  it('rejects a folder that does not exist', () => {
-    delete process.env.GSM8K_DIR;
-    const missing = path.join(tmpdir(), 'rl-adv-no-such-folder-8f3a1c');
-    expect(() => resolveGsm8kDir(missing)).toThrow(/is not a folder/);
+  it('finds the cache through RL_ADV_CACHE_DIR, else XDG_CACHE_HOME, else ~/.cache', () => {
+    expect(gsm8kCacheDir()).toBe(path.join(temp, 'cache', 'gsm8k'));
+    delete process.env.RL_ADV_CACHE_DIR;
+    process.env.XDG_CACHE_HOME = path.join(temp, 'xdg');
+    expect(rlAdvCacheDir()).toBe(path.join(temp, 'xdg', 'rl-advantages'));
+    process.env.XDG_CACHE_HOME = 'relative/xdg'; // invalid by the XDG spec: ignored
+    process.env.HOME = path.join(temp, 'home');
+    expect(gsm8kCacheDir()).toBe(path.join(temp, 'home', '.cache', 'rl-advantages', 'gsm8k'));
+  });
+
+  it('ignores a cache folder without both splits and says how to provide the data', () => {
+    folder('cache/gsm8k'); // empty
+    expect(() => resolveGsm8kDir()).toThrow(RlAdvantagesError);
+    expect(() => resolveGsm8kDir()).toThrow(
+      /^GSM8K not found: no --data-dir, no GSM8K_DIR, and no copy in the cache .*`rl-adv data gsm8k`.*`rl-adv data gsm8k --from DIR`.*--data-dir DIR.*GSM8K_DIR=DIR.*train\.jsonl and test\.jsonl/,
+    );
+  });
+
+  it('rejects a --data-dir or GSM8K_DIR that is not a folder, naming which', () => {
+    const missing = path.join(temp, 'no-such-folder');
+    folder('cache/gsm8k', true);
+    expect(() => resolveGsm8kDir(missing)).toThrow(`--data-dir is ${JSON.stringify(missing)}, which is not a folder`);
+    process.env.GSM8K_DIR = missing;
+    expect(() => resolveGsm8kDir()).toThrow(`GSM8K_DIR is ${JSON.stringify(missing)}, which is not a folder`);
   });
 });

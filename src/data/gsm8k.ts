@@ -1,9 +1,10 @@
-// Loading GSM8K from local JSON-lines files (the data is never bundled with this package).
+// Finding and loading GSM8K from local JSON-lines files (the data is never bundled with this package).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
-import { gsm8kReferenceAnswer } from './gsm8k.js';
+import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
+import { gsm8kCacheDir } from './cache.js';
 
 /** A GSM8K split. */
 export type Gsm8kSplit = 'train' | 'test';
@@ -21,19 +22,35 @@ export interface Gsm8kItem {
   readonly referenceAnswer: string;
 }
 
-const HOW_TO_GET_GSM8K =
-  'GSM8K (MIT licence) is at https://github.com/openai/grade-school-math: put its grade_school_math/data/train.jsonl and test.jsonl ' +
-  '(one JSON object a line with "question" and "answer" fields; the same rows as Hugging Face openai/gsm8k, ' +
-  'config "main") in one folder and pass that folder.';
+/**
+ * The one message every command shows when it cannot find GSM8K: the ways to provide it, in the order
+ * {@link resolveGsm8kDir} looks.
+ */
+export function gsm8kHowToProvide(): string {
+  return (
+    'Provide GSM8K (MIT licence, openai/grade-school-math) one of these ways: run `rl-adv data gsm8k` to download it ' +
+    `into the cache ${gsm8kCacheDir()} (sha256-verified), or \`rl-adv data gsm8k --from DIR\` to verify and copy a local copy; ` +
+    'or pass --data-dir DIR, or set GSM8K_DIR=DIR, with DIR a folder holding train.jsonl and test.jsonl ' +
+    '(one JSON object a line with "question" and "answer"; the rows of Hugging Face openai/gsm8k, config "main").'
+  );
+}
+
+/** True when `dir` holds both splits (the cache is only ever filled whole). */
+function holdsSplits(dir: string): boolean {
+  return existsSync(path.join(dir, 'train.jsonl')) && existsSync(path.join(dir, 'test.jsonl'));
+}
 
 /**
- * Chooses the GSM8K folder: `flag` when given and non-empty, else the `GSM8K_DIR` environment variable,
- * else an error that explains how to get the data. The folder must exist.
+ * Chooses the GSM8K folder, in this order: `flag` when given and non-empty (a command's `--data-dir`), else
+ * the `GSM8K_DIR` environment variable, else the cache folder {@link gsm8kCacheDir} when it holds
+ * `train.jsonl` and `test.jsonl`, else an error that says how to provide the data. A folder chosen by
+ * `flag` or `GSM8K_DIR` must exist. This never downloads: `ensureGsm8kDir` does, on first use.
  *
- * @param flag - A folder given on the command line (e.g. `--gsm8k-dir`).
+ * @param flag - A folder given on the command line (e.g. `--data-dir`).
  * @returns The folder as an absolute path.
- * @throws {RlAdvantagesError} `missing_gsm8k_dir` when neither is set; `gsm8k_dir_not_found` when the
- *   chosen folder does not exist or is not a folder.
+ * @throws {RlAdvantagesError} `missing_gsm8k_dir` when none of the three is available (the message is
+ *   {@link gsm8kHowToProvide}); `gsm8k_dir_not_found` when the folder of `flag` or `GSM8K_DIR` does not
+ *   exist or is not a folder.
  * @example
  * ```ts
  * import { resolveGsm8kDir } from 'rl-advantages';
@@ -46,21 +63,23 @@ export function resolveGsm8kDir(flag?: string): string {
   let source: string;
   if (flag !== undefined && flag !== '') {
     chosen = flag;
-    source = 'the GSM8K folder option';
+    source = '--data-dir';
   } else if (process.env.GSM8K_DIR) {
     chosen = process.env.GSM8K_DIR;
     source = 'GSM8K_DIR';
   } else {
-    throw new RlAdvantagesError(`no GSM8K folder given: pass one or set GSM8K_DIR. ${HOW_TO_GET_GSM8K}`, {
+    const cached = gsm8kCacheDir();
+    if (holdsSplits(cached)) return cached;
+    throw new RlAdvantagesError(`GSM8K not found: no --data-dir, no GSM8K_DIR, and no copy in the cache ${cached}. ${gsm8kHowToProvide()}`, {
       code: 'missing_gsm8k_dir',
-      field: 'gsm8kDir',
+      field: 'dataDir',
     });
   }
   const resolved = path.resolve(chosen);
   if (!existsSync(resolved) || !statSync(resolved).isDirectory()) {
-    throw new RlAdvantagesError(`${source} is ${JSON.stringify(chosen)}, which is not a folder. ${HOW_TO_GET_GSM8K}`, {
+    throw new RlAdvantagesError(`${source} is ${JSON.stringify(chosen)}, which is not a folder. ${gsm8kHowToProvide()}`, {
       code: 'gsm8k_dir_not_found',
-      field: 'gsm8kDir',
+      field: 'dataDir',
     });
   }
   return resolved;
@@ -93,7 +112,7 @@ export function loadGsm8k(dir: string, split: Gsm8kSplit): Gsm8kItem[] {
   }
   const file = path.join(dir, `${split}.jsonl`);
   if (!existsSync(file)) {
-    throw new RlAdvantagesError(`GSM8K file ${file} does not exist. ${HOW_TO_GET_GSM8K}`, {
+    throw new RlAdvantagesError(`GSM8K file ${file} does not exist. ${gsm8kHowToProvide()}`, {
       code: 'gsm8k_file_not_found',
       field: 'dir',
     });

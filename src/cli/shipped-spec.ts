@@ -1,0 +1,12 @@
+// The study spec that ships with the package (specs/gs1-vs-grpo.json): what `rl-adv study` runs without --spec
+// and what `rl-adv spec print` writes out.
+import path from 'node:path';
+import { packageRoot } from '../internal/package-root.js';
+
+/** The shipped spec's file name, as `specs/<name>` in the package. */
+export const SHIPPED_SPEC = 'gs1-vs-grpo.json';
+
+/** The absolute path of the shipped spec. */
+export function shippedSpecPath(): string {
+  return path.join(packageRoot(), 'specs', SHIPPED_SPEC);
+}
