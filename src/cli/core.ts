@@ -128,7 +128,7 @@ export function withExamples(command: Command, examples: readonly string[]): Com
   for (let c: Command | null = command; c !== null; c = c.parent) path.unshift(c.name());
   // A user of an npm install has no docs/ folder: a description citing docs/method.md gets the page's URL.
   const cites = /docs\/method\.md/.test(command.description());
-  const reference = cites ? `\ndocs/method.md: ${docsUrl('method.md')}\n` : '';
+  const reference = cites ? `\nThe formulas: docs/method.md, online at\n  ${docsUrl('method.md')}\n` : '';
   return command
     .showHelpAfterError(`(run ${path.join(' ')} --help for usage)`)
     .addHelpText('after', `\nExample${examples.length > 1 ? 's' : ''}:\n${examples.map((e) => formatExample(e)).join('\n')}\n${reference}`);

@@ -56,7 +56,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--from <dir>', 'verify and copy a local copy of the files instead of downloading')
     .action(async (options: DataGsm8kOptions) => run(options, io));
   withExamples(gsm8k, [
-    'rl-adv data gsm8k   # into ~/.cache/rl-advantages/gsm8k',
+    'rl-adv data gsm8k',
     'rl-adv data gsm8k --from grade-school-math/grade_school_math/data',
     'RL_ADV_GSM8K_URL=https://mirror.example/gsm8k/data rl-adv data gsm8k --dir data/gsm8k',
   ]);

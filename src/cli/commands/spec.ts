@@ -20,5 +20,5 @@ export function register(program: Command, io: CliIo): void {
       const file = shippedSpecPath();
       io.stdout.write(options.path === true ? `${file}\n` : readFileSync(file, 'utf8'));
     });
-  withExamples(print, ['rl-adv spec print > my.spec.json   # edit, then: rl-adv study --spec my.spec.json --out runs/mine']);
+  withExamples(print, ['rl-adv spec print > my.spec.json', 'rl-adv study --spec my.spec.json --out runs/mine']);
 }
