@@ -331,7 +331,8 @@ class RunArmTest(unittest.TestCase):
         """Issue 13 item 4: Qwen3.5-2B is not in model_info at 9dfcc3a2, so the spec's bare command fails."""
         recipe = fakes.FakeRecipe(self.questions, self.reward)
         fakes.install(recipe)
-        self.assertNotIn("renderer", read_json(support.SPEC_PATH))  # the spec names none
+        # The shipped spec names the renderer; the recipe alone would not find one for this model.
+        self.assertEqual(read_json(support.SPEC_PATH)["renderer"], "qwen3_5_disable_thinking")
         with self.assertRaisesRegex(KeyError, "Qwen3.5-2B"):
             fakes.run_async(recipe.cli_main(fakes.CLIConfig(model_name="Qwen/Qwen3.5-2B", env="gsm8k", log_path=os.path.join(self.dir, "bare"))))
         code, _, err = run_script(run_arm, self.args("grpo_g8", steps=1), env={"TINKER_API_KEY": "x"})
