@@ -66,7 +66,16 @@ export {
   type CalibrationTask,
   type CalibrationRow,
   type BeffRatioFigures,
+  type CalibrationInterval,
+  type NoiseModel,
 } from './calibration/beff.js';
+export {
+  calibrationJson,
+  parseCalibrationJson,
+  type CalibrationJson,
+  type EstimatorCalibrationJson,
+  type VectorizerSource,
+} from './calibration/json.js';
 
 // Statistics and the study's decision rule
 export {

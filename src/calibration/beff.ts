@@ -3,14 +3,20 @@ import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
-import { createBaselineEngine, type BaselineEngine } from './engines.js';
-import { readTasks, type CalibrationTask, type TaskTable } from './rows.js';
+import { createBaselineEngine } from './engines.js';
+import { jackknifeRatio } from './jackknife.js';
+import { readTasks, type CalibrationTask } from './rows.js';
+import { corrections, noiseVariance, prepare, ratioWithSe, simulate, sum, type NoiseModel } from './simulate.js';
 
 export { beffFromFigures, beffRatioFromFigures, type BeffRatioFigures } from './figures.js';
 export { groupCalibrationRows, type CalibrationRow, type CalibrationTask } from './rows.js';
+export type { NoiseModel } from './simulate.js';
 
 /** The GS1 arm's estimator, scored by default. */
 export const DEFAULT_CALIBRATION_ESTIMATOR = 'tfidf_kernel_loo_T0.1';
+
+/** The uncertainty interval a calibration reports for each ratio (docs/method.md section 4.1). */
+export type CalibrationInterval = 'jackknife' | 'none';
 
 /** Options of {@link calibrateBeff}. */
 export interface CalibrateBeffOptions {
@@ -18,13 +24,25 @@ export interface CalibrateBeffOptions {
   batchSize?: number;
   /** M, the number of Monte-Carlo batches; >= 2. Default 20000. */
   batches?: number;
-  /** Bootstrap replicates (tasks resampled with replacement); 0 skips the bootstrap. Default 200. */
-  bootstrap?: number;
   /**
-   * Batches per bootstrap replicate; >= 2. Default min(batches, 500): with common random numbers the
-   * Monte-Carlo error of a ratio is tiny next to the task-resampling spread (on 64 GSM8K-like tasks, MC SE
-   * about 0.001 at 500 batches against a bootstrap SD of about 0.07), so more batches buy nothing.
+   * The 95% interval of every ratio: `jackknife` (default), the delete-one-task jackknife built from the main
+   * batches (docs/method.md section 4.1; no extra simulation), or `none`.
    */
+  interval?: CalibrationInterval;
+  /**
+   * How the noise of the targets is estimated (docs/method.md section 4.2): `pooled` (default, the recipe):
+   * sigma_eps^2 pooled over tasks and sigma_eps^2/(G_k - 1) subtracted per rollout; `per-task`: task k's own
+   * s_k^2/(G_k - 1) subtracted and sigma_eps^2 = the plain mean of s_k^2. They agree when every G_k is equal;
+   * with unequal G_k the pooled figures are biased and `per-task` is not.
+   */
+  noise?: NoiseModel;
+  /**
+   * @deprecated The percentile bootstrap was removed: it put one task twice in a batch and its interval was
+   * about 5 times too wide and off-centre (docs/method.md section 4.1). Kept so that old callers still run:
+   * 0 means `interval: 'none'`; any other value is ignored (the interval is the jackknife).
+   */
+  bootstrap?: number;
+  /** @deprecated Ignored (see `bootstrap`). */
   bootstrapBatches?: number;
   /** Estimators to score. Default [`tfidf_kernel_loo_T0.1`], the GS1 arm's kernel. */
   estimators?: readonly string[];
@@ -34,7 +52,7 @@ export interface CalibrateBeffOptions {
   seed?: string | number;
   /** The fitted vectorizer, needed by `tfidf_kernel_loo_T<T>` and `length_bucket_loo`. */
   vectorizer?: TfidfVectorizer;
-  /** Called now and then with (batches done, total batches including the bootstrap's), last with done = total. */
+  /** Called now and then with (batches done, total batches), last with done = total. */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -43,9 +61,9 @@ export interface EstimatorCalibration {
   /** Mean over the M*B rollouts of (b - t)^2; in single-rollout mode t = r. */
   readonly mseRaw: number;
   /**
-   * mseRaw minus the mean of sigma_eps^2 / (G_k - 1) over the same rollouts. In single-rollout mode no
-   * correction exists and it equals mseRaw (= the advantage variance, the role sigma_eps^2 + MSE_corrected has
-   * in corrected mode).
+   * mseRaw minus the mean of the target noise over the same rollouts: sigma_eps^2 / (G_k - 1) (`pooled`) or
+   * s_k^2 / (G_k - 1) (`per-task`). In single-rollout mode no correction exists and it equals mseRaw (= the
+   * advantage variance, the role sigma_eps^2 + MSE_corrected has in corrected mode).
    */
   readonly mseCorrected: number;
   /** B sigma_eps^2 / (sigma_eps^2 + mseCorrected); null in single-rollout mode, where sigma_eps^2 is unknown. */
@@ -54,7 +72,12 @@ export interface EstimatorCalibration {
   readonly ratio: number;
   /** Monte-Carlo standard error of `ratio` (delta method over the M per-batch means; 0 for the reference). */
   readonly ratioSe: number;
-  /** 95% percentile bootstrap interval over the replicates; null when `bootstrap` is 0. */
+  /**
+   * Standard error of `ratio` over draws of the K tasks (the delete-one-task jackknife, which includes the
+   * Monte-Carlo error); null without an interval.
+   */
+  readonly ratioTaskSe?: number | null;
+  /** 95% interval ratio +- 1.96 ratioTaskSe (docs/method.md section 4.1); null without an interval. */
   readonly ratioCi95: readonly [number, number] | null;
 }
 
@@ -70,195 +93,23 @@ export interface BeffCalibration {
   readonly meanReward: number;
   readonly batchSize: number;
   readonly batches: number;
+  /** How `ratioCi95` was built: `jackknife` (delete-one-task, from the main batches) or `none`. */
+  readonly intervalMethod: CalibrationInterval;
+  /** The noise model of sigma_eps^2 and the correction. */
+  readonly noise: NoiseModel;
+  /** @deprecated Always 0: no bootstrap runs any more (see {@link CalibrateBeffOptions.bootstrap}). */
   readonly bootstrapReplicates: number;
-  /** Batches per bootstrap replicate (0 when there is no bootstrap). */
+  /** @deprecated Always 0. */
   readonly bootstrapBatches: number;
   readonly seed: string | number;
-  /** sigma_eps^2 = sum_k (G_k - 1) s_k^2 / sum_k (G_k - 1); null in single-rollout mode. */
+  /**
+   * sigma_eps^2: sum_k (G_k - 1) s_k^2 / sum_k (G_k - 1) (`pooled`) or the mean of s_k^2 (`per-task`); null in
+   * single-rollout mode.
+   */
   readonly sigmaEps2: number | null;
   readonly reference: string;
   /** By estimator name, the reference first (ratio 1), then the scored estimators in the order given. */
   readonly estimators: Readonly<Record<string, EstimatorCalibration>>;
-}
-
-type Rng = { quick(): number };
-
-/** Per-batch sums of one simulation: sse[e][m] = sum_i (b_i - t_i)^2, inverse[m] = sum_i 1/(G_k - 1). */
-interface BatchSums {
-  readonly sse: Float64Array[];
-  readonly inverse: Float64Array;
-}
-
-interface Prepared {
-  readonly table: TaskTable;
-  readonly corrected: boolean;
-  /** t of every rollout, flat like table.rewards. */
-  readonly targets: Float64Array;
-  /** (G_k - 1) s_k^2 of every task (0 in single-rollout mode). */
-  readonly squares: Float64Array;
-}
-
-function prepare(table: TaskTable): Prepared {
-  let singles = -1;
-  let multiples = -1;
-  for (let k = 0; k < table.count; k++) {
-    if (table.sizes[k] === 1) {
-      if (singles < 0) singles = k;
-    } else if (multiples < 0) multiples = k;
-  }
-  if (singles >= 0 && multiples >= 0) {
-    throw new RlAdvantagesError(
-      `tasks mix single-rollout and multi-rollout tasks: tasks[${singles}] (${JSON.stringify(table.ids[singles])}) has 1 reward but tasks[${multiples}] (${JSON.stringify(table.ids[multiples])}) has ${table.sizes[multiples]}; give every task G >= 2 rewards (corrected mode) or exactly 1 (single-rollout mode)`,
-      { code: 'mixed_group_sizes', field: 'rewards', index: singles },
-    );
-  }
-  const corrected = multiples >= 0;
-  const targets = new Float64Array(table.rewards.length);
-  const squares = new Float64Array(table.count);
-  for (let k = 0; k < table.count; k++) {
-    const start = table.offsets[k] as number;
-    const size = table.sizes[k] as number;
-    if (!corrected) {
-      targets[start] = table.rewards[start] as number;
-      continue;
-    }
-    // t_kg = mean of the task's other rewards, as prefix plus suffix sums (never touching r_kg).
-    let prefix = 0;
-    for (let g = 0; g < size; g++) {
-      targets[start + g] = prefix;
-      prefix += table.rewards[start + g] as number;
-    }
-    const mean = prefix / size;
-    let suffix = 0;
-    let sum2 = 0;
-    for (let g = size - 1; g >= 0; g--) {
-      const r = table.rewards[start + g] as number;
-      targets[start + g] = ((targets[start + g] as number) + suffix) / (size - 1);
-      suffix += r;
-      sum2 += (r - mean) * (r - mean);
-    }
-    squares[k] = sum2;
-  }
-  return { table, corrected, targets, squares };
-}
-
-/** sigma_eps^2 over a pool of task indices (a task drawn twice counts twice); 0 in single-rollout mode. */
-function pooledVariance(prepared: Prepared, pool: Int32Array): number {
-  if (!prepared.corrected) return 0;
-  let numerator = 0;
-  let denominator = 0;
-  for (const k of pool) {
-    numerator += prepared.squares[k] as number;
-    denominator += (prepared.table.sizes[k] as number) - 1;
-  }
-  return numerator / denominator;
-}
-
-/**
- * M batches from `pool` (task indices; duplicates allowed in a bootstrap pool): each batch is B distinct
- * POSITIONS of the pool (a partial Fisher-Yates shuffle, uniform without replacement) and one rollout of
- * each, uniformly. Every engine scores the same batch (common random numbers).
- */
-function simulate(
-  prepared: Prepared,
-  pool: Int32Array,
-  batchSize: number,
-  batches: number,
-  rng: Rng,
-  engines: readonly BaselineEngine[],
-  progress: (batchesDone: number) => void,
-): BatchSums {
-  const { table, targets, corrected } = prepared;
-  const positions = new Int32Array(pool.length);
-  for (let p = 0; p < pool.length; p++) positions[p] = p;
-  const taskOf = new Int32Array(batchSize);
-  const rewards = new Float64Array(batchSize);
-  const target = new Float64Array(batchSize);
-  const baselines = new Float64Array(batchSize);
-  const sse = engines.map(() => new Float64Array(batches));
-  const inverse = new Float64Array(batches);
-  const size = pool.length;
-  for (let m = 0; m < batches; m++) {
-    let inv = 0;
-    for (let i = 0; i < batchSize; i++) {
-      // The shuffle continues from the previous batch's arrangement: from any arrangement, a partial
-      // Fisher-Yates shuffle gives a uniformly random ordered sample without replacement.
-      const j = i + Math.floor(rng.quick() * (size - i));
-      const p = positions[j] as number;
-      positions[j] = positions[i] as number;
-      positions[i] = p;
-      const k = pool[p] as number;
-      const g = Math.floor(rng.quick() * (table.sizes[k] as number));
-      const at = (table.offsets[k] as number) + g;
-      taskOf[i] = k;
-      rewards[i] = table.rewards[at] as number;
-      target[i] = targets[at] as number;
-      if (corrected) inv += 1 / ((table.sizes[k] as number) - 1);
-    }
-    inverse[m] = inv;
-    for (let e = 0; e < engines.length; e++) {
-      (engines[e] as BaselineEngine).compute(taskOf, rewards, baselines);
-      let sum = 0;
-      for (let i = 0; i < batchSize; i++) {
-        const d = (baselines[i] as number) - (target[i] as number);
-        sum += d * d;
-      }
-      (sse[e] as Float64Array)[m] = sum;
-    }
-    if ((m + 1) % 1000 === 0 || m + 1 === batches) progress(m + 1);
-  }
-  return { sse, inverse };
-}
-
-function sum(values: Float64Array): number {
-  let s = 0;
-  for (const v of values) s += v;
-  return s;
-}
-
-/**
- * Ratio (sigma^2 + MSEc_ref) / (sigma^2 + MSEc_e) and its delta-method standard error over the batches:
- * with a_m, c_m the per-batch sigma^2 + MSEc of the reference and the estimator, ratio = mean(a) / mean(c)
- * and SE = sqrt(sum_m (a_m - ratio c_m)^2 / (M (M - 1))) / mean(c).
- */
-function ratioWithSe(
-  sseRef: Float64Array,
-  sseEst: Float64Array,
-  inverse: Float64Array,
-  sigma2: number,
-  batchSize: number,
-): { ratio: number; se: number } {
-  const batches = sseRef.length;
-  const perBatch = (sse: Float64Array, m: number): number =>
-    sigma2 + ((sse[m] as number) - sigma2 * (inverse[m] as number)) / batchSize;
-  let a = 0;
-  let c = 0;
-  for (let m = 0; m < batches; m++) {
-    a += perBatch(sseRef, m);
-    c += perBatch(sseEst, m);
-  }
-  a /= batches;
-  c /= batches;
-  // Var(A) is >= 0 by construction; both 0 means two perfect baselines on a noiseless set: equal.
-  if (!(c > 0)) return a > 0 ? { ratio: Infinity, se: Infinity } : { ratio: 1, se: 0 };
-  const ratio = a / c;
-  let squares = 0;
-  for (let m = 0; m < batches; m++) {
-    const d = perBatch(sseRef, m) - ratio * perBatch(sseEst, m);
-    squares += d * d;
-  }
-  return { ratio, se: Math.sqrt(squares / (batches * (batches - 1))) / c };
-}
-
-/** numpy's default (linear) percentile of sorted values, q in [0, 1]. */
-function percentile(sorted: Float64Array, q: number): number {
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const frac = h - lo;
-  const x0 = sorted[lo] as number;
-  const x1 = sorted[Math.min(lo + 1, sorted.length - 1)] as number;
-  if (frac === 0 || x0 === x1) return x0;
-  return x0 + frac * (x1 - x0);
 }
 
 function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
@@ -274,9 +125,23 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
     );
   }
   const batches = checkPositiveInteger('batches', o.batches ?? 20000, 2);
-  const bootstrap = o.bootstrap === 0 ? 0 : checkPositiveInteger('bootstrap', o.bootstrap ?? 200, 1);
-  const bootstrapBatches =
-    bootstrap === 0 ? 0 : checkPositiveInteger('bootstrapBatches', o.bootstrapBatches ?? Math.min(batches, 500), 2);
+  // The deprecated bootstrap options are still checked (a typo should not pass silently); 0 means no interval.
+  if (o.bootstrap !== undefined && o.bootstrap !== 0) checkPositiveInteger('bootstrap', o.bootstrap, 1);
+  if (o.bootstrapBatches !== undefined) checkPositiveInteger('bootstrapBatches', o.bootstrapBatches, 2);
+  const interval = o.interval ?? (o.bootstrap === 0 ? 'none' : 'jackknife');
+  if (interval !== 'jackknife' && interval !== 'none') {
+    throw new RlAdvantagesError(`interval must be "jackknife" or "none", got ${describe(interval)}`, {
+      code: 'bad_option',
+      field: 'interval',
+    });
+  }
+  const noise = o.noise ?? 'pooled';
+  if (noise !== 'pooled' && noise !== 'per-task') {
+    throw new RlAdvantagesError(`noise must be "pooled" or "per-task", got ${describe(noise)}`, {
+      code: 'bad_option',
+      field: 'noise',
+    });
+  }
   const seed = o.seed ?? 0;
   if (!(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))) {
     throw new RlAdvantagesError(`seed must be a string or a finite number, got ${describe(seed)}`, {
@@ -322,7 +187,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
   const names = [reference, ...estimators.filter((name) => name !== reference)].filter(
     (name, i, all) => all.indexOf(name) === i,
   );
-  return { batchSize, batches, bootstrap, bootstrapBatches, seed, reference, names, vectorizer: o.vectorizer, onProgress: o.onProgress };
+  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, onProgress: o.onProgress };
 }
 
 /**
@@ -384,50 +249,32 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
   const engines = o.names.map((name, i) =>
     createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator'),
   );
-  const rng = seedrandom(String(o.seed)) as Rng;
-  const total = o.batches + o.bootstrap * o.bootstrapBatches;
+  const rng = seedrandom(String(o.seed)) as { quick(): number };
   const report = o.onProgress ?? (() => undefined);
-
-  const identity = new Int32Array(table.count);
-  for (let k = 0; k < table.count; k++) identity[k] = k;
-  const sigma2 = pooledVariance(prepared, identity);
-  const main = simulate(prepared, identity, o.batchSize, o.batches, rng, engines, (done) => report(done, total));
-
-  const replicates = o.names.map(() => new Float64Array(o.bootstrap));
-  const pool = new Int32Array(table.count);
-  for (let r = 0; r < o.bootstrap; r++) {
-    for (let k = 0; k < table.count; k++) pool[k] = Math.floor(rng.quick() * table.count);
-    const s2 = pooledVariance(prepared, pool);
-    const sums = simulate(prepared, pool, o.batchSize, o.bootstrapBatches, rng, engines, (done) =>
-      report(o.batches + r * o.bootstrapBatches + done, total),
-    );
-    for (let e = 0; e < engines.length; e++) {
-      (replicates[e] as Float64Array)[r] = ratioWithSe(
-        sums.sse[0] as Float64Array,
-        sums.sse[e] as Float64Array,
-        sums.inverse,
-        s2,
-        o.batchSize,
-      ).ratio;
-    }
-  }
+  const sigma2 = noiseVariance(prepared, o.noise);
+  const main = simulate(prepared, o.batchSize, o.batches, rng, engines, (done) => report(done, o.batches));
+  const correction = corrections(main, o.noise, sigma2, prepared.corrected);
 
   const rolloutsDrawn = o.batches * o.batchSize;
-  const correction = (sigma2 * sum(main.inverse)) / rolloutsDrawn;
+  const meanCorrection = sum(correction) / rolloutsDrawn;
   const estimators: Record<string, EstimatorCalibration> = {};
   o.names.forEach((name, e) => {
     const mseRaw = sum(main.sse[e] as Float64Array) / rolloutsDrawn;
-    const mseCorrected = mseRaw - correction;
+    const mseCorrected = mseRaw - meanCorrection;
     const variance = sigma2 + mseCorrected;
     let beff: number | null = null;
     if (prepared.corrected) beff = variance > 0 ? (o.batchSize * sigma2) / variance : o.batchSize;
-    const { ratio, se } = ratioWithSe(main.sse[0] as Float64Array, main.sse[e] as Float64Array, main.inverse, sigma2, o.batchSize);
-    let ratioCi95: [number, number] | null = null;
-    if (o.bootstrap > 0) {
-      const sorted = (replicates[e] as Float64Array).slice().sort();
-      ratioCi95 = [percentile(sorted, 0.025), percentile(sorted, 0.975)];
-    }
-    estimators[name] = { mseRaw, mseCorrected, beff, ratio, ratioSe: se, ratioCi95 };
+    const { ratio, se } = ratioWithSe(main.sse[0] as Float64Array, main.sse[e] as Float64Array, correction, sigma2, o.batchSize);
+    const jackknife = o.interval === 'jackknife' ? jackknifeRatio(prepared, main, e, ratio, o.noise, o.batchSize) : null;
+    estimators[name] = {
+      mseRaw,
+      mseCorrected,
+      beff,
+      ratio,
+      ratioSe: se,
+      ratioTaskSe: jackknife === null ? null : jackknife.se,
+      ratioCi95: jackknife === null ? null : jackknife.ci95,
+    };
   });
 
   return {
@@ -437,8 +284,10 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     meanReward: sum(table.rewards) / table.rewards.length,
     batchSize: o.batchSize,
     batches: o.batches,
-    bootstrapReplicates: o.bootstrap,
-    bootstrapBatches: o.bootstrapBatches,
+    intervalMethod: o.interval,
+    noise: o.noise,
+    bootstrapReplicates: 0,
+    bootstrapBatches: 0,
     seed: o.seed,
     sigmaEps2: prepared.corrected ? sigma2 : null,
     reference: o.reference,

@@ -80,9 +80,9 @@ function renderCalibration(s: StudySummary, out: string[]): void {
       '## Calibration (B_eff, docs/method.md section 4)',
       '',
       `${c.tasks} held-out train tasks, ${c.rollouts} rollouts of the starting policy; mean reward ${num(c.mean_reward, 3)}, ` +
-        `sigma_eps^2 ${num(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches, ${c.bootstrap} bootstrap replicates; reference ${c.reference}.`,
+        `sigma_eps^2 ${num(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches, 95% intervals: ${c.interval_method}; reference ${c.reference}.`,
       '',
-      '| estimator | MSE corrected | B_eff ratio | MC s.e. | 95% bootstrap interval |',
+      `| estimator | MSE corrected | B_eff ratio | MC s.e. | 95% interval (${c.interval_method}) |`,
       '| --- | ---: | ---: | ---: | --- |',
     );
     for (const [name, e] of Object.entries(c.estimators)) {
@@ -120,7 +120,7 @@ function renderGate(s: StudySummary, out: string[]): void {
       if (s.fallback) {
         out.push(
           `The pre-approved fallback \`${s.fallback.estimator}\`, scored on the same calibration set, has B_eff ratio ${num(s.fallback.ratio)}` +
-            `${s.fallback.ratio_ci95 ? ` (95% bootstrap interval [${num(s.fallback.ratio_ci95[0])}, ${num(s.fallback.ratio_ci95[1])}])` : ''}; ` +
+            `${s.fallback.ratio_ci95 ? ` (95% interval [${num(s.fallback.ratio_ci95[0])}, ${num(s.fallback.ratio_ci95[1])}])` : ''}; ` +
             'it can be adopted only through a recorded revised spec before any training.',
         );
       }

@@ -66,7 +66,8 @@ export interface CalibrationSummary {
   sigma_eps2: number | null;
   batch_size: number;
   batches: number;
-  bootstrap: number;
+  /** How the ratios' 95% intervals were made (`jackknife`: delete-one-task, docs/method.md section 4; `none`). */
+  interval_method: string;
   seed: string | number;
   reference: string;
   estimators: Record<string, { mse_corrected: number; ratio: number; ratio_se: number; ratio_ci95: readonly [number, number] | null }>;

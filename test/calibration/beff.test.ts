@@ -7,7 +7,7 @@ import { TfidfVectorizer } from '../../src/text/tfidf.js';
 import { trainQuestions } from '../helpers/paths.js';
 
 const GS1 = 'tfidf_kernel_loo_T0.1';
-const FAST = { batches: 2000, bootstrap: 100, bootstrapBatches: 200 } as const;
+const FAST = { batches: 2000 } as const;
 
 let questions: string[];
 let gsm8k: TfidfVectorizer;
@@ -45,7 +45,7 @@ function figures(result: BeffCalibration, name: string) {
 }
 
 describe('calibrateBeff', () => {
-  it('finds a ratio > 1, with a bootstrap interval above 1, when task difficulty follows prompt clusters', () => {
+  it('finds a ratio > 1, with a jackknife interval above 1, when task difficulty follows prompt clusters', () => {
     const { tasks, vectorizer } = clusteredTasks('clusters');
     const result = calibrateBeff(tasks, { ...FAST, vectorizer, seed: 7 });
     const gs1 = figures(result, GS1);
@@ -81,17 +81,21 @@ describe('calibrateBeff', () => {
 
   it('is bit-identical for the same seed and differs for another seed', () => {
     const tasks = bernoulliTasks(questions.slice(7400, 7464), (k) => (k % 8) / 8, 8, 'seeded');
-    const options = { batches: 500, bootstrap: 20, bootstrapBatches: 50, vectorizer: gsm8k };
+    const options = { batches: 500, vectorizer: gsm8k };
     const a = calibrateBeff(tasks, { ...options, seed: 'alpha' });
     const b = calibrateBeff(tasks, { ...options, seed: 'alpha' });
     const c = calibrateBeff(tasks, { ...options, seed: 'beta' });
     expect(b).toStrictEqual(a);
     expect(c.estimators[GS1]?.mseRaw).not.toBe(a.estimators[GS1]?.mseRaw);
     expect(c.estimators[GS1]?.ratioCi95).not.toEqual(a.estimators[GS1]?.ratioCi95);
-    // The main figures do not depend on the bootstrap (its draws come after the main batches).
-    const noBootstrap = calibrateBeff(tasks, { ...options, bootstrap: 0, seed: 'alpha' });
-    expect(noBootstrap.estimators[GS1]?.ratio).toBe(a.estimators[GS1]?.ratio);
-    expect(noBootstrap.estimators[GS1]?.ratioCi95).toBeNull();
+    // The jackknife reuses the main batches: without it the figures are the same, with no interval.
+    const none = calibrateBeff(tasks, { ...options, interval: 'none', seed: 'alpha' });
+    expect(none.estimators[GS1]?.ratio).toBe(a.estimators[GS1]?.ratio);
+    expect(none.estimators[GS1]?.ratioCi95).toBeNull();
+    expect(none.intervalMethod).toBe('none');
+    expect(a.intervalMethod).toBe('jackknife');
+    // The deprecated bootstrap: 0 still means no interval.
+    expect(calibrateBeff(tasks, { ...options, interval: 'none', seed: 'alpha' }).estimators[GS1]?.ratioCi95).toBeNull();
   });
 
   it('computes sigma_eps^2 as the pooled within-task variance and B_eff, ratio from the MSEs', () => {
@@ -103,7 +107,7 @@ describe('calibrateBeff', () => {
       { taskId: 'c', prompt: 'delta', rewards: [0, 0] },
     ];
     const vectorizer = TfidfVectorizer.fit(tasks.map((t) => t.prompt));
-    const result = calibrateBeff(tasks, { batchSize: 2, batches: 1000, bootstrap: 0, vectorizer, seed: 1 });
+    const result = calibrateBeff(tasks, { batchSize: 2, batches: 1000, interval: 'none', vectorizer, seed: 1 });
     const s2 = result.sigmaEps2 as number;
     expect(s2).toBeCloseTo(2.5 / 9, 15);
     expect(result.rollouts).toBe(12);
@@ -155,7 +159,7 @@ describe('calibrateBeff', () => {
       }
     }
     const batches = 200_000;
-    const result = calibrateBeff(tasks, { batchSize: 2, batches, bootstrap: 0, estimators: [], seed: 'tiny' });
+    const result = calibrateBeff(tasks, { batchSize: 2, batches, interval: 'none', estimators: [], seed: 'tiny' });
     const loo = figures(result, 'loo_batch_mean');
     expect(result.sigmaEps2).toBeCloseTo(s2, 15);
     const se = (m: { mean: number; second: number }) => Math.sqrt((m.second - m.mean * m.mean) / batches);
@@ -204,22 +208,21 @@ describe('calibrateBeff', () => {
     const duplicate = [...tasks, { ...(tasks[0] as CalibrationTask) }];
     expect(() => calibrateBeff(duplicate, { batchSize: 2, vectorizer })).toThrow(/tasks\[3\].taskId "task_0" repeats tasks\[0\].taskId/);
     expect(() => calibrateBeff(tasks, { batchSize: 2, vectorizer, bootstrap: -1 })).toThrow(RlAdvantagesError);
+    expect(() => calibrateBeff(tasks, { batchSize: 2, vectorizer, interval: 'bootstrap' as never })).toThrow(/interval must be "jackknife" or "none"/);
+    expect(() => calibrateBeff(tasks, { batchSize: 2, vectorizer, noise: 'task' as never })).toThrow(/noise must be "pooled" or "per-task"/);
   });
 
-  it('reports progress up to done = total, counting the bootstrap batches', () => {
+  it('reports progress up to done = total batches', () => {
     const tasks = bernoulliTasks(['a b', 'c d', 'e f', 'g h'], () => 0.5, 3, 'progress');
     const calls: [number, number][] = [];
-    const result = calibrateBeff(tasks, {
+    calibrateBeff(tasks, {
       batchSize: 2,
       batches: 2500,
-      bootstrap: 3,
-      bootstrapBatches: 10,
       estimators: [],
       onProgress: (done, total) => calls.push([done, total]),
     });
-    expect(result.bootstrapBatches).toBe(10);
-    expect(calls.at(-1)).toEqual([2530, 2530]);
-    expect(calls[0]).toEqual([1000, 2530]);
+    expect(calls.at(-1)).toEqual([2500, 2500]);
+    expect(calls[0]).toEqual([1000, 2500]);
     for (let i = 1; i < calls.length; i++) expect((calls[i] as [number, number])[0]).toBeGreaterThan((calls[i - 1] as [number, number])[0]);
   });
 
@@ -228,7 +231,7 @@ describe('calibrateBeff', () => {
     // 19 degrees of freedom it lies within [0.68, 1.31] x the true SE with 95% probability.
     const tasks = bernoulliTasks(questions.slice(7400, 7464), (k) => ((k * 37) % 64) / 64, 8, 'mc');
     const runs = Array.from({ length: 20 }, (_, seed) =>
-      figures(calibrateBeff(tasks, { batches: 1000, bootstrap: 0, vectorizer: gsm8k, seed }), GS1),
+      figures(calibrateBeff(tasks, { batches: 1000, interval: 'none', vectorizer: gsm8k, seed }), GS1),
     );
     const mean = runs.reduce((s, r) => s + r.ratio, 0) / runs.length;
     const sd = Math.sqrt(runs.reduce((s, r) => s + (r.ratio - mean) ** 2, 0) / (runs.length - 1));
@@ -250,7 +253,7 @@ describe('calibrateBeff invariants', () => {
     const tasks = rewards.map((r, k) => ({ taskId: `t${k}`, prompt: words[k] as string, rewards: r }));
     const moved = tasks.map((t) => ({ ...t, rewards: t.rewards.map((r) => s * r + c) }));
     const vectorizer = TfidfVectorizer.fit(words);
-    const options = { batchSize: 3, batches: 50, bootstrap: 0, vectorizer, seed: 'affine' };
+    const options = { batchSize: 3, batches: 50, interval: 'none' as const, vectorizer, seed: 'affine' };
     const a = calibrateBeff(tasks, options);
     const b = calibrateBeff(moved, options);
     expect(b.sigmaEps2 as number).toBeCloseTo(s * s * (a.sigmaEps2 as number), 9);

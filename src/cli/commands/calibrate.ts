@@ -1,7 +1,8 @@
 // rl-adv calibrate: the B_eff calibration of docs/method.md section 4 on calibration.jsonl rows.
 import cliProgress from 'cli-progress';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow, type CalibrateBeffOptions } from '../../calibration/beff.js';
+import { calibrationJson, type VectorizerSource } from '../../calibration/json.js';
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
@@ -19,8 +20,9 @@ interface CalibrateOptions {
   estimators: string[];
   reference: string;
   batches: number;
-  bootstrap: number;
-  bootstrapBatches?: number;
+  interval: 'jackknife' | 'none';
+  noise: 'pooled' | 'per-task';
+  bootstrap?: number;
   seed: string;
   json?: boolean;
 }
@@ -29,8 +31,8 @@ interface CalibrateOptions {
 const OPTION_NAMES: Readonly<Record<string, string>> = {
   batchSize: '--batch-size',
   batches: '--batches',
-  bootstrap: '--bootstrap',
-  bootstrapBatches: '--bootstrap-batches',
+  interval: '--interval',
+  noise: '--noise',
   estimators: '--estimators',
   estimator: '--estimators',
   reference: '--reference',
@@ -38,41 +40,14 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
   vectorizer: '--corpus/--vectorizer',
 };
 
-/** The `--json` form: exactly the keys of the issue, snake_case. */
-export function calibrationJson(c: BeffCalibration): object {
-  const estimators: Record<string, object> = {};
-  for (const [name, e] of Object.entries(c.estimators)) {
-    estimators[name] = {
-      mse_raw: e.mseRaw,
-      mse_corrected: e.mseCorrected,
-      beff: e.beff,
-      ratio: e.ratio,
-      ratio_se: e.ratioSe,
-      ratio_ci95: e.ratioCi95 === null ? null : [e.ratioCi95[0], e.ratioCi95[1]],
-    };
-  }
-  return {
-    tasks: c.tasks,
-    rollouts: c.rollouts,
-    batch_size: c.batchSize,
-    batches: c.batches,
-    mode: c.mode,
-    sigma_eps2: c.sigmaEps2,
-    reference: c.reference,
-    estimators,
-  };
-}
-
 /** The readable form: the set-up, then one row per estimator. */
 export function calibrationText(c: BeffCalibration): string {
   const mode =
     c.mode === 'corrected'
       ? `corrected mode (every task has G >= 2 rollouts), sigma_eps^2 = ${num(c.sigmaEps2)}`
       : 'single-rollout mode (one rollout a task: the target is r itself, no sigma_eps^2, no B_eff)';
-  const bootstrap =
-    c.bootstrapReplicates > 0
-      ? `${c.bootstrapReplicates} bootstrap replicates of ${c.bootstrapBatches} batches`
-      : 'no bootstrap';
+  const interval = c.intervalMethod === 'jackknife' ? 'delete-one-task jackknife 95% intervals' : 'no interval';
+  const noise = c.mode === 'corrected' ? `, ${c.noise} noise` : '';
   const rows = Object.entries(c.estimators).map(([name, e]) => [
     name,
     num(e.mseRaw),
@@ -84,8 +59,8 @@ export function calibrationText(c: BeffCalibration): string {
   ]);
   return (
     `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
-    `B = ${c.batchSize}, ${c.batches} batches, ${bootstrap}, seed ${JSON.stringify(c.seed)}\n\n` +
-    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI'], rows) +
+    `B = ${c.batchSize}, ${c.batches} batches${noise}, ${interval}, seed ${JSON.stringify(c.seed)}\n\n` +
+    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
   );
 }
@@ -131,6 +106,13 @@ function progress(io: CliIo): { onProgress?: (done: number, total: number) => vo
   };
 }
 
+/** Where the vectorizer came from, for the JSON form (what reproduces the calibration). */
+function vectorizerSource(options: CalibrateOptions): VectorizerSource {
+  if (options.corpus !== undefined) return { corpus: options.corpus, corpus_field: options.corpusField };
+  if (options.vectorizer !== undefined) return { file: options.vectorizer };
+  return null;
+}
+
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
   if (isStatefulEstimator(options.reference)) {
@@ -140,6 +122,11 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     io.stderr.write(`rl-adv: skipping ${name}: it keeps a per-prompt value across training steps, and a calibration scores one batch at a time\n`);
   }
   options = { ...options, estimators: options.estimators.filter((name) => !isStatefulEstimator(name)) };
+  if (options.bootstrap !== undefined && options.bootstrap !== 0) {
+    throw new CliUsageError(
+      '--bootstrap: the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); the interval is now the delete-one-task jackknife (--interval jackknife, the default) or none (--interval none)',
+    );
+  }
   const names = [options.reference, ...options.estimators];
   for (const name of names) {
     try {
@@ -184,12 +171,12 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   const calibrateOptions: CalibrateBeffOptions = {
     batchSize: options.batchSize,
     batches: options.batches,
-    bootstrap: options.bootstrap,
+    interval: options.bootstrap === 0 ? 'none' : options.interval,
+    noise: options.noise,
     estimators: options.estimators,
     reference: options.reference,
     // An integer seed is the number (so `--seed 7` reproduces `calibrateBeff(tasks, { seed: 7 })`).
     seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
-    ...(options.bootstrapBatches === undefined ? {} : { bootstrapBatches: options.bootstrapBatches }),
     ...(vectorizer === undefined ? {} : { vectorizer }),
     ...(bar.onProgress === undefined ? {} : { onProgress: bar.onProgress }),
   };
@@ -210,7 +197,8 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   } finally {
     bar.stop();
   }
-  io.stdout.write(options.json === true ? JSON.stringify(calibrationJson(result), null, 2) + '\n' : calibrationText(result));
+  const text = options.json === true ? JSON.stringify(calibrationJson(result, vectorizerSource(options)), null, 2) + '\n' : calibrationText(result);
+  io.stdout.write(text);
 }
 
 /** Registers `rl-adv calibrate`. */
@@ -221,7 +209,8 @@ export function register(program: Command, io: CliIo): void {
     .description(
       'Scores advantage estimators by their effective batch size B_eff (docs/method.md section 4) on common random ' +
         'batches of B distinct tasks, relative to a reference (default the LOO batch mean), with a Monte-Carlo ' +
-        'standard error and a 95% bootstrap interval (tasks resampled) per ratio; one seed drives every draw.\n' +
+        'standard error and a 95% delete-one-task jackknife interval per ratio (how much it could change with other ' +
+        'tasks); one seed drives every draw.\n' +
         'Input: JSON lines, one rollout a line: {"task_id": "gsm8k_train_7400", "prompt": "...", "reward": 1}.\n' +
         'Every task has G >= 2 rollouts (corrected mode) or every task has exactly 1 (single-rollout mode).',
     )
@@ -231,10 +220,19 @@ export function register(program: Command, io: CliIo): void {
     .option('--estimators <names>', 'comma-separated estimators to score', listOption, ['tfidf_kernel_loo_T0.1'])
     .option('--reference <name>', 'the estimator every ratio is relative to', 'loo_batch_mean')
     .option('--batches <n>', 'M, Monte-Carlo batches', integerOption(2), 20000)
-    .option('--bootstrap <n>', 'bootstrap replicates (0: none)', integerOption(0), 200)
-    .option('--bootstrap-batches <n>', 'batches per bootstrap replicate (default min(batches, 500))', integerOption(2))
+    .addOption(
+      new Option('--interval <method>', "each ratio's 95% interval over tasks (docs/method.md section 4.1)")
+        .choices(['jackknife', 'none'])
+        .default('jackknife'),
+    )
+    .addOption(
+      new Option('--noise <model>', 'target noise: pooled sigma_eps^2 (the recipe) or per-task s_k^2, for unequal G (section 4.2)')
+        .choices(['pooled', 'per-task'])
+        .default('pooled'),
+    )
+    .addOption(new Option('--bootstrap <n>', 'removed; 0 is accepted as --interval none').argParser(integerOption(0)).hideHelp())
     .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
-    .option('--json', 'print {tasks, rollouts, batch_size, batches, mode, sigma_eps2, reference, estimators: {...}}')
+    .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ../shared/data/gsm8k/train.jsonl',

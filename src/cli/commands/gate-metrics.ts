@@ -1,9 +1,9 @@
 // rl-adv gate-metrics: the activation gate's metrics from a calibration and the pilot's advantage logs,
 // printed as the JSON object `rl-adv gate --metrics` reads.
 import type { Command } from 'commander';
-import type { BeffCalibration, EstimatorCalibration } from '../../calibration/beff.js';
+import type { BeffCalibration } from '../../calibration/beff.js';
+import { parseCalibrationJson } from '../../calibration/json.js';
 import { RlAdvantagesError } from '../../errors.js';
-import { describe } from '../../internal/validate.js';
 import { GATE_METRIC_NAMES, gateMetrics, parseAdvantageLog, type AdvantageLogRow, type GateMetricName, type GateMetrics } from '../../study/gate-metrics.js';
 import { missingGateMetricReasons } from '../../study/gate-metrics-missing.js';
 import { num, table } from '../format.js';
@@ -18,49 +18,30 @@ interface GateMetricsOptions {
   json?: boolean;
 }
 
-type CalibrationFigures = Pick<BeffCalibration, 'reference' | 'sigmaEps2' | 'estimators'>;
-
 /**
- * Reads the `rl-adv calibrate --json` output: `reference`, `sigma_eps2` (null in single-rollout mode)
- * and, per estimator, `ratio` and `mse_corrected` (the other keys are not needed and not checked).
+ * Reads the calibration JSON (`rl-adv calibrate --json`, or a study's `calibration/beff.json`) with
+ * parseCalibrationJson; a bad field is reported with its file, line and JSON path.
  */
-async function readCalibration(file: string, io: CliIo): Promise<CalibrationFigures> {
+async function readCalibration(file: string, io: CliIo): Promise<BeffCalibration> {
   const text = await readText(file, io, '--calibration');
   const value = parseJson(text, file);
-  const fail = (path: string | readonly string[], message: string): never => {
-    const keys = typeof path === 'string' ? [path] : path;
-    throw inputError(file, lineOfPath(text, keys), keys.join('.'), message);
-  };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw inputError(file, undefined, undefined, `must hold the JSON object rl-adv calibrate --json prints, got ${describe(value)}`);
-  }
-  const c = value as Record<string, unknown>;
-  if (typeof c.reference !== 'string') fail('reference', `must be an estimator name, got ${describe(c.reference)}`);
-  const sigma = c.sigma_eps2;
-  if (sigma !== null && (typeof sigma !== 'number' || !Number.isFinite(sigma))) {
-    fail('sigma_eps2', `must be a finite number (or null in single-rollout mode), got ${describe(sigma)}`);
-  }
-  if (typeof c.estimators !== 'object' || c.estimators === null || Array.isArray(c.estimators)) {
-    fail('estimators', `must be an object of estimator name -> figures, got ${describe(c.estimators)}`);
-  }
-  const estimators: Record<string, EstimatorCalibration> = {};
-  for (const [name, figures] of Object.entries(c.estimators as Record<string, unknown>)) {
-    const path = ['estimators', name];
-    if (typeof figures !== 'object' || figures === null || Array.isArray(figures)) fail(path, `must be an object, got ${describe(figures)}`);
-    const f = figures as Record<string, unknown>;
-    for (const key of ['ratio', 'mse_corrected']) {
-      if (typeof f[key] !== 'number' || !Number.isFinite(f[key])) fail([...path, key], `must be a finite number, got ${describe(f[key])}`);
+  try {
+    return parseCalibrationJson(value);
+  } catch (error) {
+    if (!(error instanceof RlAdvantagesError) || error.field === undefined) throw error;
+    const path = error.field;
+    const message = error.message.startsWith(`${path} `) ? error.message.slice(path.length + 1) : error.message;
+    // An estimator's name may hold dots (tfidf_kernel_loo_T0.1): split off the section and the figure's key only.
+    let keys: string[] = [path];
+    if (path.startsWith('estimators.')) {
+      const rest = path.slice('estimators.'.length);
+      const m = /^(.*)\.(mse_raw|mse_corrected|beff|ratio|ratio_se|ratio_task_se|ratio_ci95)(\[\d\])?$/.exec(rest);
+      keys = m === null ? ['estimators', rest] : ['estimators', m[1] as string, m[2] as string];
+    } else if (path === 'calibration') {
+      throw inputError(file, undefined, undefined, message);
     }
-    estimators[name] = {
-      mseRaw: f.mse_raw as number,
-      mseCorrected: f.mse_corrected as number,
-      beff: (f.beff ?? null) as number | null,
-      ratio: f.ratio as number,
-      ratioSe: f.ratio_se as number,
-      ratioCi95: (f.ratio_ci95 ?? null) as [number, number] | null,
-    };
+    throw inputError(file, lineOfPath(text, keys), path, message);
   }
-  return { reference: c.reference as string, sigmaEps2: sigma as number | null, estimators };
 }
 
 /** `ARM=FILE` (the file's rows are that arm's; each row's `arm` must agree) or `FILE` (rows grouped by `arm`). */

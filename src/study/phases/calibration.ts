@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration } from '../../calibration/beff.js';
+import { calibrationJson, parseCalibrationJson } from '../../calibration/json.js';
 import { readJson, writeJsonAtomic } from '../backends/files.js';
 import { CALIBRATION_ROLLOUTS, CALIBRATION_TASKS, type CalibrationSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
@@ -19,7 +20,7 @@ function calibrationSummary(c: BeffCalibration): CalibrationSummary {
     sigma_eps2: c.sigmaEps2,
     batch_size: c.batchSize,
     batches: c.batches,
-    bootstrap: c.bootstrapReplicates,
+    interval_method: c.intervalMethod,
     seed: c.seed,
     reference: c.reference,
     estimators,
@@ -38,7 +39,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     path.join(calibrationDir, 'calibration.jsonl'),
   );
   ctx.state.calibrationRows = rows;
-  ctx.events.label(`calibration: B_eff (${settings.batches} batches, ${settings.bootstrap} bootstrap)`);
+  ctx.events.label(`calibration: B_eff (${settings.batches} batches)`);
   const calibration = calibrateBeff(groupCalibrationRows(rows), {
     batchSize: settings.batchSize,
     batches: settings.batches,
@@ -50,7 +51,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     onProgress: ctx.study.progress,
   });
   ctx.state.calibration = calibration;
-  writeJsonAtomic(path.join(calibrationDir, 'beff.json'), calibration);
+  writeJsonAtomic(path.join(calibrationDir, 'beff.json'), calibrationJson(calibration, { corpus: 'train.jsonl', corpus_field: 'question' }));
   ctx.summary.calibration = calibrationSummary(calibration);
   const ratio = calibration.estimators[treatment.advantage]?.ratio;
   return { line: `mean reward ${fmt(calibration.meanReward, 3)}, sigma_eps^2 ${fmt(calibration.sigmaEps2)}, B_eff ratio ${fmt(ratio)}` };
@@ -58,7 +59,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
 
 /** On a resume: the calibration read back from calibration/beff.json, for the gate. */
 function restore(ctx: PhaseContext): void {
-  ctx.state.calibration ??= readJson<BeffCalibration>(path.join(ctx.dir, 'calibration', 'beff.json'));
+  ctx.state.calibration ??= parseCalibrationJson(readJson<unknown>(path.join(ctx.dir, 'calibration', 'beff.json')));
 }
 
 /** The calibration phase: calibration/calibration.jsonl and calibration/beff.json. */

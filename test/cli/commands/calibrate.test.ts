@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { calibrateBeff, groupCalibrationRows } from '../../../src/calibration/beff.js';
+import { calibrationJson, parseCalibrationJson } from '../../../src/calibration/json.js';
 import { TfidfVectorizer } from '../../../src/text/tfidf.js';
 import { trainQuestions } from '../../helpers/paths.js';
 import { rlAdv, tempDir, writeJsonl } from '../run.js';
@@ -29,36 +30,37 @@ beforeAll(() => {
   inputFile = writeJsonl(dir, 'calibration.jsonl', rows);
 });
 
-const OPTIONS = ['--batch-size', '8', '--batches', '300', '--bootstrap', '20', '--bootstrap-batches', '50', '--seed', '11'];
+const OPTIONS = ['--batch-size', '8', '--batches', '300', '--seed', '11'];
 
 describe('rl-adv calibrate', () => {
-  it('--json prints exactly the issue keys, with the library figures for the same options and seed', () => {
+  it('--json prints calibrationJson: the library figures for the same options and seed, and what reproduces them', () => {
     const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']);
     expect(run.stderr).toBe(''); // no progress bar when stderr is not a terminal
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as Record<string, unknown> & { estimators: Record<string, Record<string, unknown>> };
-    expect(Object.keys(out)).toEqual(['tasks', 'rollouts', 'batch_size', 'batches', 'mode', 'sigma_eps2', 'reference', 'estimators']);
     const lib = calibrateBeff(groupCalibrationRows(rows), {
       batchSize: 8,
       batches: 300,
-      bootstrap: 20,
-      bootstrapBatches: 50,
       seed: 11,
       estimators: ['tfidf_kernel_loo_T0.1', 'length_bucket_loo'],
       vectorizer: TfidfVectorizer.fit(corpus),
     });
-    expect(out).toMatchObject({ tasks: 40, rollouts: 160, batch_size: 8, batches: 300, mode: 'corrected', sigma_eps2: lib.sigmaEps2, reference: 'loo_batch_mean' });
-    expect(Object.keys(out.estimators)).toEqual(['loo_batch_mean', 'tfidf_kernel_loo_T0.1', 'length_bucket_loo']);
-    for (const [name, e] of Object.entries(lib.estimators)) {
-      expect(out.estimators[name]).toEqual({
-        mse_raw: e.mseRaw,
-        mse_corrected: e.mseCorrected,
-        beff: e.beff,
-        ratio: e.ratio,
-        ratio_se: e.ratioSe,
-        ratio_ci95: e.ratioCi95,
-      });
-    }
+    expect(out).toEqual(calibrationJson(lib, { corpus: corpusFile, corpus_field: 'question' }));
+    expect(out).toMatchObject({
+      tasks: 40,
+      rollouts: 160,
+      batch_size: 8,
+      batches: 300,
+      seed: 11,
+      noise: 'pooled',
+      interval_method: 'jackknife',
+      interval_level: 0.95,
+      mode: 'corrected',
+      estimator_names: ['loo_batch_mean', 'tfidf_kernel_loo_T0.1', 'length_bucket_loo'],
+    });
+    expect(out.mean_reward).toBeCloseTo(rows.reduce((s, r) => s + r.reward, 0) / rows.length, 14);
+    // The shape reads back into the same calibration.
+    expect(parseCalibrationJson(out)).toEqual({ ...lib, vectorizer: { corpus: corpusFile, corpus_field: 'question' } });
     // The same seed gives the same numbers, run after run.
     expect(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']).stdout).toBe(run.stdout);
   });
@@ -68,6 +70,12 @@ describe('rl-adv calibrate', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/40 tasks, 160 rollouts, corrected mode/);
     expect(text.stdout).toMatch(/\ntfidf_kernel_loo_T0\.1 +\d/);
+    expect(text.stdout).toMatch(/pooled noise, delete-one-task jackknife 95% intervals/);
+    // --noise per-task equals pooled when every task has the same G (here 4).
+    const perTask = JSON.parse(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--noise', 'per-task', '--json']).stdout) as { noise: string; sigma_eps2: number };
+    const pooled = JSON.parse(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--json']).stdout) as { sigma_eps2: number };
+    expect(perTask.noise).toBe('per-task');
+    expect(perTask.sigma_eps2).toBeCloseTo(pooled.sigma_eps2, 14);
     const single = writeJsonl(dir, 'single.jsonl', rows.filter((r) => r.sample === 0));
     const run = rlAdv(['calibrate', '--input', single, '--corpus', corpusFile, ...OPTIONS, '--json']);
     expect(run.code).toBe(0);
@@ -103,8 +111,10 @@ describe('rl-adv calibrate', () => {
     cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx" has temperature "x"/]);
     cases.push([['--input', inputFile, '--estimators', 'group_mean'], /--estimators: estimator "group_mean" cannot be calibrated/]);
     cases.push([['--input', inputFile, '--reference', 'rloo'], /--reference: reference "rloo" cannot be calibrated/]);
+    cases.push([['--input', inputFile, '--bootstrap', '200'], /--bootstrap: the percentile bootstrap was removed/]);
+    cases.push([['--input', inputFile, '--interval', 'bootstrap'], /option '--interval <method>' argument 'bootstrap' is invalid/]);
     for (const [args, message] of cases) {
-      const run = rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--bootstrap', '0']);
+      const run = rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--interval', 'none']);
       expect([run.code, run.stdout], args.join(' ')).toEqual([2, '']);
       expect(run.stderr, args.join(' ')).toMatch(message);
       expect(run.stderr).not.toMatch(/\n\s+at /);

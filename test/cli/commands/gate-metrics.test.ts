@@ -20,22 +20,30 @@ let calibrationFile: string;
  * MSE 0.1622 (LOO batch mean) and 0.1692 (TF-IDF kernel), so the ratio is 0.2897 / 0.2967 = 0.976.
  */
 const recordCalibration = {
+  mode: 'corrected',
   tasks: 64,
   rollouts: 512,
+  mean_reward: 0.543,
   batch_size: 32,
   batches: 20000,
-  mode: 'corrected',
+  seed: 0,
+  noise: 'pooled',
+  interval_method: 'jackknife',
+  interval_level: 0.95,
   sigma_eps2: 0.1275,
   reference: 'loo_batch_mean',
+  estimator_names: ['loo_batch_mean', 'tfidf_kernel_loo_T0.1'],
+  vectorizer: { corpus: 'train.jsonl', corpus_field: 'question' },
   estimators: {
-    loo_batch_mean: { mse_raw: 0.18, mse_corrected: 0.1622, beff: 16.88, ratio: 1, ratio_se: 0, ratio_ci95: [1, 1] },
+    loo_batch_mean: { mse_raw: 0.18, mse_corrected: 0.1622, beff: 16.88, ratio: 1, ratio_se: 0, ratio_task_se: 0, ratio_ci95: [1, 1] },
     'tfidf_kernel_loo_T0.1': {
       mse_raw: 0.187,
       mse_corrected: 0.1692,
       beff: 16.49,
       ratio: (0.1275 + 0.1622) / (0.1275 + 0.1692),
       ratio_se: 0.002,
-      ratio_ci95: [0.9, 1.05],
+      ratio_task_se: 0.02,
+      ratio_ci95: [0.937, 1.015],
     },
   },
 };
@@ -90,7 +98,7 @@ describe('rl-adv gate-metrics', () => {
     const metrics = JSON.parse(run.stdout) as Record<string, number>;
     const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
     const expected = gateMetrics({
-      calibration: { reference: 'loo_batch_mean', sigmaEps2: 0.1275, estimators: { 'tfidf_kernel_loo_T0.1': { mseRaw: 0.187, mseCorrected: 0.1692, beff: 16.49, ratio: recordCalibration.estimators['tfidf_kernel_loo_T0.1'].ratio, ratioSe: 0.002, ratioCi95: [0.9, 1.05] } } },
+      calibration: { reference: 'loo_batch_mean', sigmaEps2: 0.1275, estimators: { 'tfidf_kernel_loo_T0.1': { mseRaw: 0.187, mseCorrected: 0.1692, beff: 16.49, ratio: recordCalibration.estimators['tfidf_kernel_loo_T0.1'].ratio, ratioSe: 0.002, ratioTaskSe: 0.02, ratioCi95: [0.937, 1.015] } } },
       pilotLogs: {
         grpo_g8: parseAdvantageLog(readFileSync(grpoLog, 'utf8'), grpoLog),
         gs1_tfidf_g1: parseAdvantageLog(readFileSync(gs1Log, 'utf8'), gs1Log),
@@ -151,6 +159,11 @@ describe('rl-adv gate-metrics', () => {
     writeFileSync(twice, readFileSync(gs1Log, 'utf8') + readFileSync(gs1Log, 'utf8'));
     run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', twice]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --pilot-log: the log of arm "gs1_tfidf_g1" logs step \d twice\n$/)]);
+    // The camelCase object calibrateBeff returns is not the JSON shape: the first missing field is named.
+    const camel = join(dir, 'camel.json');
+    writeFileSync(camel, JSON.stringify({ mode: 'corrected', sigmaEps2: 0.1275, reference: 'loo_batch_mean', estimators: {} }, null, 2));
+    run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', camel, '--pilot-log', gs1Log]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/camel\.json(:\d+)?: field "sigma_eps2": must be a finite number, got undefined/)]);
 
     run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/give the pilot advantage logs with --pilot-log ARM=FILE/)]);

@@ -1,0 +1,72 @@
+// The delete-one-task jackknife interval of a B_eff ratio (docs/method.md section 4.1), from the main batches.
+import { noiseVariance, type BatchSums, type NoiseModel, type Prepared } from './simulate.js';
+
+/** z_{0.975}, the standard normal quantile of a two-sided 95% interval. */
+export const Z_975 = 1.959963984540054;
+
+/** The jackknife's figures for one estimator. */
+export interface JackknifeRatio {
+  /** sqrt((K - 1)/K sum_k (ratio_(-k) - mean)^2): the standard error of the ratio over draws of the K tasks. */
+  readonly se: number;
+  /** ratio +- z_{0.975} se. */
+  readonly ci95: readonly [number, number];
+}
+
+/**
+ * The delete-one-task jackknife of the ratio of estimator `e` to the reference (engine 0).
+ *
+ * The main batches that do not contain task k are M_k uniform batches of the other K - 1 tasks (a uniform
+ * sample without replacement, conditioned on missing k), so ratio_(-k) is the calibration of those K - 1 tasks,
+ * with sigma_eps^2 recomputed without task k, at no extra simulation:
+ *   ratio_(-k) = sum_{m not containing k} a_m / sum_{m not containing k} c_m,
+ *   a_m = sigma_(-k)^2 + (sse_ref,m - corr_m) / B, c_m the same for e.
+ * Then se^2 = (K - 1)/K sum_k (ratio_(-k) - mean_k ratio_(-k))^2 and the interval is ratio +- z_{0.975} se.
+ *
+ * @returns null when it does not exist: some task is in every batch (B = K, or too few batches), or a deleted
+ *   calibration has no finite ratio.
+ */
+export function jackknifeRatio(
+  prepared: Prepared,
+  sums: BatchSums,
+  e: number,
+  ratio: number,
+  noise: NoiseModel,
+  batchSize: number,
+): JackknifeRatio | null {
+  const K = prepared.table.count;
+  const M = sums.inverse.length;
+  const total = (values: Float64Array): number => values.reduce((s, v) => s + v, 0);
+  const sseRef = total(sums.sse[0] as Float64Array);
+  const sseEst = total(sums.sse[e] as Float64Array);
+  const inverse = total(sums.inverse);
+  const targetNoise = total(sums.noise);
+  const deleted = new Float64Array(K);
+  for (let k = 0; k < K; k++) {
+    const batches = M - (sums.byTask.count[k] as number);
+    if (batches < 1) return null;
+    const sigma2 = noiseVariance(prepared, noise, k);
+    let correction = 0;
+    if (prepared.corrected) {
+      correction =
+        noise === 'pooled'
+          ? sigma2 * (inverse - (sums.byTask.inverse[k] as number))
+          : targetNoise - (sums.byTask.noise[k] as number);
+    }
+    const a = batches * sigma2 + (sseRef - ((sums.byTask.sse[0] as Float64Array)[k] as number) - correction) / batchSize;
+    const c = batches * sigma2 + (sseEst - ((sums.byTask.sse[e] as Float64Array)[k] as number) - correction) / batchSize;
+    const value = a / c;
+    // c = 0 with a = 0: two perfect baselines, equal (as the main ratio); c = 0 alone: no finite ratio.
+    if (!(c > 0)) {
+      if (a > 0) return null;
+      deleted[k] = 1;
+    } else deleted[k] = value;
+  }
+  let mean = 0;
+  for (const v of deleted) mean += v;
+  mean /= K;
+  let squares = 0;
+  for (const v of deleted) squares += (v - mean) * (v - mean);
+  const se = Math.sqrt(((K - 1) / K) * squares);
+  if (!Number.isFinite(se) || !Number.isFinite(ratio)) return null;
+  return { se, ci95: [ratio - Z_975 * se, ratio + Z_975 * se] };
+}

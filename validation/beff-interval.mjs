@@ -1,0 +1,121 @@
+// Validation of the B_eff ratio's 95% interval (docs/method.md section 4.1): coverage, width and centring over
+// calibration sets drawn from known-truth populations (validation/beff-populations.mjs).
+//
+//   npm run build && node validation/beff-interval.mjs [--reps 200] [--batches 20000] [--old-reps 50] [--population null|clustered|both] [--out FILE]
+//
+// GSM8K comes from GSM8K_DIR (default ../shared/data/gsm8k). Every draw is seeded: the same arguments give the
+// same figures. "old" is the removed percentile bootstrap (tasks resampled with replacement, 100 replicates of 500
+// batches, a task drawn twice counting as two tasks with the same prompt and rewards), rebuilt here from
+// calibrateBeff on the resampled tasks so that the comparison stays reproducible.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import seedrandom from 'seedrandom';
+import { calibrateBeff } from '../dist/index.js';
+import { clusteredPopulation, drawCalibrationSet, nullPopulation, trueRatio } from './beff-populations.mjs';
+
+const GS1 = 'tfidf_kernel_loo_T0.1';
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
+);
+const reps = Number(args.reps ?? 200);
+const batches = Number(args.batches ?? 20000);
+const oldReps = Number(args['old-reps'] ?? 50);
+const truthBatches = Number(args['truth-batches'] ?? 100000);
+const K = 64;
+const G = 8;
+const B = 32;
+const gsm8kDir = process.env.GSM8K_DIR ?? resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'gsm8k');
+
+/** The removed percentile bootstrap, as calibrateBeff computed it before (docs/method.md section 4.1). */
+function oldBootstrap(tasks, vectorizer, seed, replicates = 100, perReplicate = 500) {
+  const rng = seedrandom(`old-bootstrap/${seed}`);
+  const ratios = [];
+  for (let r = 0; r < replicates; r++) {
+    const resampled = tasks.map((_, i) => ({ ...tasks[Math.floor(rng() * tasks.length)], taskId: `r${i}` }));
+    const c = calibrateBeff(resampled, { batchSize: B, batches: perReplicate, interval: 'none', vectorizer, seed: `${seed}/${r}` });
+    ratios.push(c.estimators[GS1].ratio);
+  }
+  ratios.sort((a, b) => a - b);
+  const q = (p) => {
+    const h = (ratios.length - 1) * p;
+    const lo = Math.floor(h);
+    return ratios[lo] + (h - lo) * ((ratios[Math.min(lo + 1, ratios.length - 1)] ?? ratios[lo]) - ratios[lo]);
+  };
+  return [q(0.025), q(0.975)];
+}
+
+function summarise(rows, truth, sd, key) {
+  const n = rows.length;
+  let covered = 0;
+  let low = 0;
+  let high = 0;
+  let width = 0;
+  let centre = 0;
+  let outside = 0;
+  for (const row of rows) {
+    const [lo, hi] = row[key];
+    if (lo <= truth && truth <= hi) covered++;
+    else if (truth < lo) low++;
+    else high++;
+    width += hi - lo;
+    centre += (lo + hi) / 2 - row.estimate;
+    if (row.estimate < lo || row.estimate > hi) outside++;
+  }
+  const coverage = covered / n;
+  return {
+    n,
+    coverage,
+    coverage_se: Math.sqrt((coverage * (1 - coverage)) / n),
+    truth_below_interval: high,
+    truth_above_interval: low,
+    mean_width: width / n,
+    width_over_ideal: width / n / (3.92 * sd),
+    mean_midpoint_minus_estimate: centre / n,
+    estimate_outside_own_interval: outside / n,
+  };
+}
+
+function validate(population) {
+  const started = Date.now();
+  const truth = trueRatio(population, { batchSize: B, batches: truthBatches });
+  const rows = [];
+  for (let r = 0; r < reps; r++) {
+    const tasks = drawCalibrationSet(population, K, G, `rl-adv/validation/${population.name}/set/${r}`);
+    const c = calibrateBeff(tasks, { batchSize: B, batches, vectorizer: population.vectorizer, seed: r });
+    const e = c.estimators[GS1];
+    const row = { estimate: e.ratio, jackknife: e.ratioCi95, task_se: e.ratioTaskSe, mc_se: e.ratioSe };
+    if (r < oldReps) row.old = oldBootstrap(tasks, population.vectorizer, r);
+    rows.push(row);
+    if ((r + 1) % 10 === 0) process.stderr.write(`${population.name}: ${r + 1}/${reps} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  }
+  const estimates = rows.map((row) => row.estimate);
+  const mean = estimates.reduce((s, v) => s + v, 0) / reps;
+  const sd = Math.sqrt(estimates.reduce((s, v) => s + (v - mean) ** 2, 0) / (reps - 1));
+  const meanTaskSe = rows.reduce((s, row) => s + row.task_se, 0) / reps;
+  return {
+    population: population.name,
+    truth: truth.ratio,
+    truth_mc_se: truth.se,
+    replications: reps,
+    mean_estimate: mean,
+    estimate_bias: mean - truth.ratio,
+    sd_estimate: sd,
+    ideal_width: 3.92 * sd,
+    mean_jackknife_se: meanTaskSe,
+    jackknife: summarise(rows, truth.ratio, sd, 'jackknife'),
+    old_percentile_bootstrap: oldReps > 0 ? summarise(rows.slice(0, oldReps), truth.ratio, sd, 'old') : null,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+const which = args.population ?? 'both';
+const populations = [];
+if (which !== 'clustered') populations.push(validate(nullPopulation(gsm8kDir)));
+if (which !== 'null') populations.push(validate(clusteredPopulation()));
+const results = {
+  settings: { tasks: K, rollouts_per_task: G, batch_size: B, batches, replications: reps, old_replications: oldReps, truth_batches: truthBatches },
+  populations,
+};
+const json = JSON.stringify(results, null, 2);
+if (args.out !== undefined) writeFileSync(args.out, json + '\n');
+console.log(json);
