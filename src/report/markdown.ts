@@ -154,7 +154,7 @@ function renderDecision(s: StudySummary, out: string[]): void {
       '',
       `## Decision: ${d.verdict}`,
       '',
-      `Paired Hoeffding (METHOD section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.`,
+      `Paired Hoeffding (docs/method.md section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.`,
       '',
       '| criterion | metric | estimate | interval | margin | half-width (planDecision) | verdict |',
       '| --- | --- | ---: | --- | ---: | ---: | --- |',

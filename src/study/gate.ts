@@ -1,4 +1,4 @@
-// The activation gate (METHOD section 6): measured metrics against the spec's inclusive bounds.
+// The activation gate (docs/method.md section 6): measured metrics against the spec's inclusive bounds.
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { parseActivationGate, type ActivationGate } from './spec.js';
@@ -40,7 +40,7 @@ function checkOne(metric: string, value: number | null, min: number | null, max:
 }
 
 /**
- * Evaluates the activation gate (METHOD section 6). Each check names a metric with `min` and/or `max`, both
+ * Evaluates the activation gate (docs/method.md section 6). Each check names a metric with `min` and/or `max`, both
  * inclusive: it passes iff the metric is present, finite and min <= value <= max. A metric absent from `metrics`
  * (or null) fails its check with status `missing`; a non-finite value (NaN, +-Infinity) fails with status `fail`.
  * The gate passes only if every check passes. The gate is never relaxed: there is no tolerance and no override.

@@ -1,4 +1,4 @@
-// `rl-adv study`: the whole protocol of METHOD section 8 as one resumable run. Phases in order: preflight,
+// `rl-adv study`: the whole protocol of docs/method.md section 8 as one resumable run. Phases in order: preflight,
 // calibration, pilot, gate, arms, eval, decision (one module each in phases/). Each writes its artifact atomically
 // into the run folder and records itself in summary.json, so --resume skips finished phases and an arm continues
 // from its checkpoint. This module only checks the inputs, claims the folder and runs the phases in order.
@@ -91,7 +91,7 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
 }
 
 /**
- * Runs (or resumes) the study of a spec in a folder, phase by phase (METHOD section 8), with the given backend.
+ * Runs (or resumes) the study of a spec in a folder, phase by phase (docs/method.md section 8), with the given backend.
  *
  * Artifacts in `dir`: run.json (the run's identity), preflight.json, calibration/calibration.jsonl and
  * calibration/beff.json, pilot/<arm>/advantages.jsonl, pilot/eval_<policy>.jsonl, gate.json, arms/<arm>/advantages.jsonl,

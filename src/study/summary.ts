@@ -10,10 +10,10 @@ import type { SimQuestionSet } from './sim/questions.js';
 export const STUDY_PHASES = ['preflight', 'calibration', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
 export type StudyPhase = (typeof STUDY_PHASES)[number];
 
-/** Tasks in the calibration set (the last of the data order) and rollouts per task (METHOD section 8 step 3). */
+/** Tasks in the calibration set (the last of the data order) and rollouts per task (docs/method.md section 8 step 3). */
 export const CALIBRATION_TASKS = 64;
 export const CALIBRATION_ROLLOUTS = 8;
-/** Pilot: steps per arm and eval items (METHOD section 8 step 4). */
+/** Pilot: steps per arm and eval items (docs/method.md section 8 step 4). */
 export const PILOT_STEPS = 3;
 export const PILOT_EVAL_ITEMS = 100;
 /** The study's calibration settings: the recipe's 20000 batches, but 100 bootstrap replicates (not 1000) to keep the study fast. */

@@ -235,7 +235,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
-    'rl-adv calibrate --input calibration.jsonl --corpus ../shared/data/gsm8k/train.jsonl',
+    'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',
     'rl-adv calibrate --input calibration.jsonl --vectorizer gsm8k-train.tfidf.json --estimators tfidf_kernel_loo_T0.1,length_bucket_loo --json > calibration.json',
   ]);
 }

@@ -1,4 +1,4 @@
-// rl-adv study: the whole protocol (METHOD section 8) as one resumable command. Exit 0 when the study reaches its
+// rl-adv study: the whole protocol (docs/method.md section 8) as one resumable command. Exit 0 when the study reaches its
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';

@@ -43,7 +43,7 @@ export function register(program: Command, io: CliIo): void {
     .requiredOption('--out <file>', 'where to write the vectorizer JSON ("-" for standard output)')
     .action(async (options: FitOptions) => fit(options, io));
   withExamples(command, [
-    'rl-adv tfidf fit --corpus ../shared/data/gsm8k/train.jsonl --out gsm8k-train.tfidf.json',
+    'rl-adv tfidf fit --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl --out gsm8k-train.tfidf.json',
     'rl-adv tfidf fit --corpus prompts.txt --out prompts.tfidf.json',
   ]);
 }

@@ -1,4 +1,4 @@
-// The library side of the correctness preflight (METHOD section 8, steps 1-2), run before every study whatever the
+// The library side of the correctness preflight (docs/method.md section 8, steps 1-2), run before every study whatever the
 // backend: the estimators the arms use must give known answers on fixed batches before anything is trained.
 import { createEstimator } from '../../estimators/registry.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
@@ -35,7 +35,7 @@ function referenceTolerance(spec: StudySpec): { atol: number; rtol: number } {
 }
 
 /**
- * The estimator checks of METHOD section 8 steps 1-2:
+ * The estimator checks of docs/method.md section 8 steps 1-2:
  * 1. `group_mean` on 4 groups x 8 fixed rewards reproduces r_i - mean of its group (the stock cookbook's
  *    advantage), to 1e-12;
  * 2. the GS1 arm's kernel on 32 GSM8K train questions (the last 32 of the data order) matches a plain float64

@@ -1,6 +1,6 @@
 // What a study backend does for the orchestrator (src/study/run.ts): sample the calibration rollouts, train one
 // arm (pilot or full) while logging advantages.jsonl, and evaluate a policy greedily on test items. The orchestrator
-// owns the order of work (METHOD section 8), the gate, the decision and every summary; a backend only runs phases.
+// owns the order of work (docs/method.md section 8), the gate, the decision and every summary; a backend only runs phases.
 import type { CalibrationRow } from '../../calibration/beff.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
@@ -19,7 +19,7 @@ export interface StudyContext {
   readonly dataDir: string;
   readonly train: readonly Gsm8kItem[];
   readonly test: readonly Gsm8kItem[];
-  /** TF-IDF fitted on the train questions (METHOD section 3). */
+  /** TF-IDF fitted on the train questions (docs/method.md section 3). */
   readonly vectorizer: TfidfVectorizer;
   /** The data order: the seed-0 (arms' seed) shuffle of the train indices; the last 64 are the calibration set. */
   readonly order: Int32Array;
@@ -64,7 +64,7 @@ export interface StudyBackend {
   readonly simulation: boolean;
   /** Settings that identify the backend's results (a resumed run must use the same ones). */
   identity(): Record<string, unknown>;
-  /** Backend checks of METHOD section 8 step 1 (the library's estimator checks run for every backend). */
+  /** Backend checks of docs/method.md section 8 step 1 (the library's estimator checks run for every backend). */
   preflight(ctx: StudyContext): Promise<readonly BackendCheck[]>;
   /** The starting policy's rollouts on the calibration tasks, `rollouts` each, written to `out` and returned. */
   sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]>;

@@ -1,4 +1,4 @@
-// Phase 6 (METHOD section 8): both arms trained in full, with the same seed, learning rate and data order.
+// Phase 6 (docs/method.md section 8): both arms trained in full, with the same seed, learning rate and data order.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';

@@ -1,4 +1,4 @@
-// Phase 3 (METHOD section 8): B_eff calibration of the treatment on the held-out tasks (METHOD section 4).
+// Phase 3 (docs/method.md section 8): B_eff calibration of the treatment on the held-out tasks (docs/method.md section 4).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration } from '../../calibration/beff.js';

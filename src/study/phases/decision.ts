@@ -1,4 +1,4 @@
-// Phase 7b (METHOD sections 5 and 8): the paired Hoeffding decision of the treatment against the baseline.
+// Phase 7b (docs/method.md sections 5 and 8): the paired Hoeffding decision of the treatment against the baseline.
 import path from 'node:path';
 import { decide, decisionJson, planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';

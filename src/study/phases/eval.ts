@@ -1,4 +1,4 @@
-// Phase 7a (METHOD section 8): greedy eval of each arm's final policy on the test items (--eval-limit: the first N).
+// Phase 7a (docs/method.md section 8): greedy eval of each arm's final policy on the test items (--eval-limit: the first N).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { StudyArm } from '../spec.js';

@@ -1,4 +1,4 @@
-// Phase 5 (METHOD section 8): the activation gate on the calibration and the pilot's advantage logs. On failure the
+// Phase 5 (docs/method.md section 8): the activation gate on the calibration and the pilot's advantage logs. On failure the
 // length_bucket_loo fallback is scored on the same calibration set and the run stops: the gate is never relaxed.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

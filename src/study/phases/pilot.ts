@@ -1,4 +1,4 @@
-// Phase 4 (METHOD section 8): the timing pilot, PILOT_STEPS steps per arm and an eval on PILOT_EVAL_ITEMS items.
+// Phase 4 (docs/method.md section 8): the timing pilot, PILOT_STEPS steps per arm and an eval on PILOT_EVAL_ITEMS items.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PILOT_EVAL_ITEMS, PILOT_STEPS } from '../summary.js';

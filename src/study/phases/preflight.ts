@@ -1,4 +1,4 @@
-// Phase 1-2 (METHOD section 8): the correctness preflight and the offline estimator tests; a failure stops the run.
+// Phase 1-2 (docs/method.md section 8): the correctness preflight and the offline estimator tests; a failure stops the run.
 import path from 'node:path';
 import { estimatorPreflight } from '../backends/preflight.js';
 import { writeJsonAtomic } from '../backends/files.js';
