@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
 import { describe } from '../../internal/validate.js';
-import { decide, decisionJson, type Decision, type PairedItem } from '../../stats/hoeffding.js';
+import { decide, decisionJson, notSpecMethodNote, type Decision } from '../../stats/decision.js';
+import type { PairedItem } from '../../stats/items.js';
 import { num, plural, signed, table } from '../format.js';
 import { inputError, readJsonl, type Row } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';

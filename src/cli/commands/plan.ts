@@ -1,6 +1,6 @@
 // rl-adv plan: before training, what the spec's decision rule can conclude with n items.
 import type { Command } from 'commander';
-import { planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
+import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { num, plural, signed, table } from '../format.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
