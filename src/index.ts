@@ -88,6 +88,17 @@ export { pairedExactBinomial, exactBinomialInterval, type DiscordantCounts } fro
 export type { PairedInterval, PairedIntervalOptions } from './stats/interval.js';
 export { decisionMethod, type DecisionMethod } from './stats/methods.js';
 export { DECISION_METHOD_NAMES, type DecisionMethodName } from './stats/method-names.js';
+export {
+  verdictProbabilities,
+  powerTable,
+  observedThresholds,
+  nForPower,
+  POWER_DIFFERENCES,
+  POWER_N_CAP,
+  type PowerDesign,
+  type PowerTableRow,
+  type VerdictProbabilities,
+} from './stats/power.js';
 
 // Study spec and activation gate
 export {
