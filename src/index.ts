@@ -99,6 +99,7 @@ export {
   type PowerTableRow,
   type VerdictProbabilities,
 } from './stats/power.js';
+export { designPower, ASSUMED_DISCORDANCE, type DesignPowerJson } from './stats/design-power.js';
 
 // Study spec and activation gate
 export {

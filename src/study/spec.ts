@@ -1,6 +1,5 @@
 // Loading and validating a study spec (the JSON of shared/seed/gs1-vs-grpo.spec.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
-import { RlAdvantagesError } from '../errors.js';
 import { parseEstimatorName } from '../estimators/registry.js';
 import { describe } from '../internal/validate.js';
 
