@@ -77,24 +77,29 @@ export {
   type VectorizerSource,
 } from './calibration/json.js';
 
-// Statistics and the study's decision rule
+// Statistics: the paired decision (methods, verdicts), its plan and its power
+export { decide, decisionJson, notSpecMethodNote, type DecisionJson, type Decision, type CriterionDecision } from './stats/decision.js';
+export { criterionVerdict, combineVerdicts, type Verdict } from './stats/verdict.js';
+export type { PairedItem } from './stats/items.js';
+export { planDecision, type DecisionPlan, type CriterionPlan } from './stats/plan.js';
+export { pairedHoeffding, hoeffdingHalfWidth, type HoeffdingInterval } from './stats/hoeffding.js';
+export { pairedEmpiricalBernstein, empiricalBernsteinHalfWidth } from './stats/bernstein.js';
+export { pairedExactBinomial, exactBinomialInterval, type DiscordantCounts } from './stats/exact-binomial.js';
+export type { PairedInterval, PairedIntervalOptions } from './stats/interval.js';
+export { decisionMethod, type DecisionMethod } from './stats/methods.js';
+export { DECISION_METHOD_NAMES, type DecisionMethodName } from './stats/method-names.js';
 export {
-  decide,
-  planDecision,
-  pairedHoeffding,
-  hoeffdingHalfWidth,
-  criterionVerdict,
-  combineVerdicts,
-  decisionJson,
-  type DecisionJson,
-  type Verdict,
-  type PairedItem,
-  type Decision,
-  type CriterionDecision,
-  type DecisionPlan,
-  type CriterionPlan,
-  type HoeffdingInterval,
-} from './stats/hoeffding.js';
+  verdictProbabilities,
+  powerTable,
+  observedThresholds,
+  nForPower,
+  POWER_DIFFERENCES,
+  POWER_N_CAP,
+  type PowerDesign,
+  type PowerTableRow,
+  type VerdictProbabilities,
+} from './stats/power.js';
+export { designPower, ASSUMED_DISCORDANCE, type DesignPowerJson } from './stats/design-power.js';
 
 // Study spec and activation gate
 export {

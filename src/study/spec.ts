@@ -1,72 +1,15 @@
 // Loading and validating a study spec (the JSON of specs/gs1-vs-grpo.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
-import { RlAdvantagesError } from '../errors.js';
 import { parseEstimatorName } from '../estimators/registry.js';
 import { describe } from '../internal/validate.js';
 
-/** One problem found in a spec: where it is (a JSON path such as `arms[1].advantage`) and what is wrong. */
-export interface SpecProblem {
-  readonly path: string;
-  readonly message: string;
-}
+import { collectDecisionRule, type DecisionRule } from './spec-decision.js';
+import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from './spec-problems.js';
 
-/**
- * Thrown when a study spec (or one of its sections) is invalid. It lists every problem at once,
- * each with its JSON path, so a user fixes the spec in one pass. Always `instanceof RlAdvantagesError`
- * with `code === 'invalid_spec'`; `field` is the path of the first problem.
- *
- * @example
- * ```ts
- * import { loadStudySpec, StudySpecError } from 'rl-advantages';
- * try {
- *   loadStudySpec({ decision_rule: {}, activation_gate: {}, arms: [] });
- * } catch (error) {
- *   if (error instanceof StudySpecError) for (const p of error.problems) console.log(p.path, p.message);
- * }
- * ```
- */
-export class StudySpecError extends RlAdvantagesError {
-  /** Every problem found, in document order. Never empty. */
-  readonly problems: readonly SpecProblem[];
+export { StudySpecError, type SpecProblem } from './spec-problems.js';
+export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './spec-decision.js';
 
-  constructor(problems: readonly SpecProblem[], what = 'study spec') {
-    const lines = problems.map((p) => `  - ${p.path ? p.path + ' ' : ''}${p.message}`);
-    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super(`invalid ${what} (${count}):\n${lines.join('\n')}`, {
-      code: 'invalid_spec',
-      ...(problems[0]?.path ? { field: problems[0].path } : {}),
-    });
-    this.name = 'StudySpecError';
-    this.problems = problems;
-  }
-}
 
-/** A criterion of a `paired_hoeffding` decision rule (METHOD section 5). */
-export interface DecisionCriterion {
-  /** Unique name of the criterion, e.g. `primary`. */
-  readonly id: string;
-  /** The per-item metric the criterion compares, e.g. `accuracy`. */
-  readonly metric: string;
-  /** Inclusive bounds [lo, hi] that every per-item metric value lies in. */
-  readonly bounds: readonly [number, number];
-  /** The margin m: validated if lower > m, failed if upper < m (larger favors treatment). */
-  readonly margin: number;
-  /** d_i = treatment * y_t,i + baseline * y_b,i. */
-  readonly weights: { readonly treatment: number; readonly baseline: number };
-  /** Any other keys the spec gave, kept as-is. */
-  readonly [key: string]: unknown;
-}
-
-/** The `decision_rule` section of a spec, validated. Unvalidated keys (`estimand`, `seeds`, ...) are kept. */
-export interface DecisionRule {
-  readonly method: 'paired_hoeffding';
-  /** Family-wise two-sided error rate, split over the criteria by Bonferroni. */
-  readonly alpha: number;
-  readonly criteria: readonly DecisionCriterion[];
-  /** The pairing unit; the only one implemented is `fixed_checkpoint_items` (pairs by item id). */
-  readonly unit?: string;
-  readonly [key: string]: unknown;
-}
 
 /** One check of the activation gate (METHOD section 6): `min` and/or `max`, inclusive. */
 export interface GateCheck {
@@ -109,140 +52,9 @@ export interface StudySpec {
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
-type Obj = Record<string, unknown>;
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function key(path: string, name: string): string {
-  return path ? `${path}.${name}` : name;
-}
 
-/** Collects problems instead of throwing, so one pass reports all of them. */
-class Problems {
-  readonly list: SpecProblem[] = [];
-  add(path: string, message: string): void {
-    this.list.push({ path, message });
-  }
-  throwIfAny(what?: string): void {
-    if (this.list.length > 0) throw new StudySpecError(this.list, what);
-  }
-}
-
-function nonEmptyString(p: Problems, path: string, value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') {
-    p.add(path, `must be a non-empty string, got ${describe(value)}`);
-    return undefined;
-  }
-  return value;
-}
-
-function finiteNumber(p: Problems, path: string, value: unknown): number | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    p.add(path, `must be a finite number, got ${describe(value)}`);
-    return undefined;
-  }
-  return value;
-}
-
-function optionalInteger(p: Problems, path: string, value: unknown, min: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    p.add(path, `must be an integer >= ${min}, got ${describe(value)}`);
-  }
-}
-
-function collectCriterion(p: Problems, path: string, value: unknown): DecisionCriterion | undefined {
-  if (!isObject(value)) {
-    p.add(path, `must be an object, got ${describe(value)}`);
-    return undefined;
-  }
-  const before = p.list.length;
-  const id = nonEmptyString(p, key(path, 'id'), value.id);
-  const metric = nonEmptyString(p, key(path, 'metric'), value.metric);
-  const margin = finiteNumber(p, key(path, 'margin'), value.margin);
-
-  let bounds: [number, number] | undefined;
-  const b = value.bounds;
-  if (!Array.isArray(b) || b.length !== 2) {
-    p.add(key(path, 'bounds'), `must be an array [lo, hi] of two finite numbers, got ${describe(b)}`);
-  } else {
-    const lo = finiteNumber(p, `${key(path, 'bounds')}[0]`, b[0]);
-    const hi = finiteNumber(p, `${key(path, 'bounds')}[1]`, b[1]);
-    if (lo !== undefined && hi !== undefined) {
-      if (lo < hi) bounds = [lo, hi];
-      else p.add(key(path, 'bounds'), `must have lo < hi, got [${lo}, ${hi}]`);
-    }
-  }
-
-  let weights: { treatment: number; baseline: number } | undefined;
-  const w = value.weights;
-  if (!isObject(w)) {
-    p.add(key(path, 'weights'), `must be an object { treatment, baseline }, got ${describe(w)}`);
-  } else {
-    const t = finiteNumber(p, key(key(path, 'weights'), 'treatment'), w.treatment);
-    const bl = finiteNumber(p, key(key(path, 'weights'), 'baseline'), w.baseline);
-    if (t !== undefined && bl !== undefined) {
-      // Both zero makes d_i = 0 for every item and R = 0: nothing is being compared.
-      if (t === 0 && bl === 0) p.add(key(path, 'weights'), 'must not be all zero');
-      else weights = { treatment: t, baseline: bl };
-    }
-  }
-
-  // METHOD section 5 defines one direction only. A spec that says otherwise would silently get the
-  // opposite verdict, so it is an error; the weights express the other direction (treatment -1, baseline 1).
-  if (value.direction !== undefined && value.direction !== 'larger_favors_treatment') {
-    p.add(
-      key(path, 'direction'),
-      `must be "larger_favors_treatment" (the only direction METHOD section 5 defines; negate the weights for the other), got ${describe(value.direction)}`,
-    );
-  }
-
-  if (p.list.length > before || id === undefined || metric === undefined || margin === undefined) return undefined;
-  if (bounds === undefined || weights === undefined) return undefined;
-  return { ...value, id, metric, bounds, margin, weights };
-}
-
-function collectDecisionRule(p: Problems, path: string, value: unknown): DecisionRule | undefined {
-  if (!isObject(value)) {
-    p.add(path, `must be an object, got ${describe(value)}`);
-    return undefined;
-  }
-  const before = p.list.length;
-  if (value.method !== 'paired_hoeffding') {
-    p.add(key(path, 'method'), `must be "paired_hoeffding" (the only method implemented), got ${describe(value.method)}`);
-  }
-  const alpha = value.alpha;
-  if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha <= 0 || alpha >= 1) {
-    p.add(key(path, 'alpha'), `must be a number in (0, 1), got ${describe(alpha)}`);
-  }
-  // Pairing by item id is the only pairing implemented; another unit would be decided wrongly.
-  if (value.unit !== undefined && value.unit !== 'fixed_checkpoint_items') {
-    p.add(key(path, 'unit'), `must be "fixed_checkpoint_items" (items paired by item id), got ${describe(value.unit)}`);
-  }
-  const criteria: DecisionCriterion[] = [];
-  const c = value.criteria;
-  if (!Array.isArray(c)) {
-    p.add(key(path, 'criteria'), `must be a non-empty array of criteria, got ${describe(c)}`);
-  } else if (c.length === 0) {
-    p.add(key(path, 'criteria'), 'must not be empty');
-  } else {
-    const seen = new Map<string, number>();
-    c.forEach((item, i) => {
-      const at = `${key(path, 'criteria')}[${i}]`;
-      const parsed = collectCriterion(p, at, item);
-      if (parsed === undefined) return;
-      const first = seen.get(parsed.id);
-      if (first !== undefined) {
-        p.add(`${at}.id`, `${JSON.stringify(parsed.id)} repeats the id of ${key(path, 'criteria')}[${first}]`);
-      } else seen.set(parsed.id, i);
-      criteria.push(parsed);
-    });
-  }
-  if (p.list.length > before) return undefined;
-  return { ...value, method: 'paired_hoeffding', alpha: alpha as number, criteria };
-}
 
 function collectActivationGate(p: Problems, path: string, value: unknown): ActivationGate | undefined {
   if (!isObject(value)) {
@@ -342,32 +154,6 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
   return arms;
 }
 
-/**
- * Validates a `decision_rule` section (METHOD section 5) and returns it typed, with unvalidated keys kept.
- *
- * Checks: `method` is `paired_hoeffding`; `alpha` in (0, 1); `unit`, when given, is `fixed_checkpoint_items`;
- * `criteria` is a non-empty array of criteria with unique `id`, a `metric` name, `bounds` [lo, hi] with lo < hi,
- * a finite `margin`, and finite `weights.treatment` / `weights.baseline`, not both zero.
- *
- * @param value - the parsed section.
- * @param path - JSON path prefix used in problem messages (default `decision_rule`; `''` for none).
- * @throws {StudySpecError} (`code` `invalid_spec`) listing every problem with its path.
- * @example
- * ```ts
- * import { parseDecisionRule } from 'rl-advantages';
- * const rule = parseDecisionRule({
- *   method: 'paired_hoeffding', alpha: 0.05,
- *   criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights: { treatment: 1, baseline: -1 } }],
- * });
- * console.log(rule.criteria[0]?.margin); // -0.05
- * ```
- */
-export function parseDecisionRule(value: unknown, path = 'decision_rule'): DecisionRule {
-  const p = new Problems();
-  const rule = collectDecisionRule(p, path, value);
-  p.throwIfAny('decision rule');
-  return rule as DecisionRule;
-}
 
 /**
  * Validates an `activation_gate` section (METHOD section 6) and returns it typed.

@@ -1,6 +1,6 @@
 // The study's artifact types (summary.json and its parts) and the protocol's fixed sizes: what the runner writes
 // and what report/ reads. Types and constants only, so a reader of a run folder never loads the runner.
-import type { DecisionJson } from '../stats/hoeffding.js';
+import type { DecisionJson } from '../stats/decision.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';

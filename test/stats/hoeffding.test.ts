@@ -12,7 +12,7 @@ import {
   planDecision,
   type PairedItem,
   type Verdict,
-} from '../../src/stats/hoeffding.js';
+} from '../../src/index.js';
 import { loadStudySpec, parseDecisionRule, StudySpecError, type DecisionRule } from '../../src/study/spec.js';
 import { gsm8kDir, specPath } from '../helpers/paths.js';
 

@@ -130,7 +130,7 @@ describe('loadStudySpec reports every problem at once', () => {
     } catch (error) {
       const e = error as StudySpecError;
       expect(e.message).toContain('2 problems');
-      expect(e.message).toContain('decision_rule.method must be "paired_hoeffding"');
+      expect(e.message).toContain('decision_rule.method must be one of "paired_hoeffding", "paired_empirical_bernstein", "paired_exact_binomial"');
       expect(e.message).toContain('arms[0].advantage must name an estimator');
       expect(e.field).toBe('decision_rule.method');
       expect(e.problems).toHaveLength(2);

@@ -1,19 +1,29 @@
-// rl-adv plan: before training, what the spec's decision rule can conclude with n items.
-import type { Command } from 'commander';
-import { planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
+// rl-adv plan: before training, what the spec's decision rule can conclude with n items, and with what power.
+import { Option, type Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { powerPage } from '../../report/pages.js';
+import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../stats/design-power.js';
+import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
+import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { num, plural, signed, table } from '../format.js';
+import { writeText } from '../io.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
+import { pilotDiscordance } from '../predictions.js';
 
 interface PlanOptions {
   spec: string;
   n?: number;
+  discordance?: number;
+  pilot?: string[];
+  method?: string;
   json?: boolean;
+  html?: string;
 }
 
-/** The `--json` form, snake_case. */
-export function planJson(plan: DecisionPlan): object {
+/** The `--json` form, snake_case: the Hoeffding plan's keys, then `power` (null when no criterion compares 0/1 outcomes). */
+export function planJson(plan: DecisionPlan, power: DesignPowerJson | null = null): object {
   return {
     n: plan.n,
     alpha: plan.alpha,
@@ -29,7 +39,24 @@ export function planJson(plan: DecisionPlan): object {
       can_validate: c.canValidate,
       can_fail: c.canFail,
     })),
+    ...(power === null
+      ? { power: null }
+      : {
+          power_criterion: power.criterion,
+          discordance: power.discordance,
+          thresholds: power.thresholds,
+          power: power.power,
+          n_for_80_percent_power: power.n_for_80_percent_power,
+          n_cap: power.n_cap,
+        }),
   };
+}
+
+/** What the half-width means beside the margin, in words that hold for every sign of the margin. */
+function marginWords(halfWidth: number, margin: number): string {
+  if (margin < 0) return halfWidth > -margin ? ` (wider than the margin ${num(-margin)})` : '';
+  if (margin === 0) return ' (the margin 0 asks for superiority: the observed difference must exceed the half-width itself)';
+  return ` (the margin ${signed(margin)} asks for a gain above ${num(margin)}: the observed difference must exceed margin + half-width)`;
 }
 
 /** The readable form: per criterion the half-width and the thresholds, in words. */
@@ -45,21 +72,59 @@ export function planText(plan: DecisionPlan): string {
   ]);
   const k = plan.comparisons;
   const lines = plan.criteria.map((c) => {
-    const wide = c.halfWidth > Math.abs(c.margin) ? ` (wider than the margin ${num(Math.abs(c.margin))})` : '';
     const validate = c.canValidate
       ? `validates only if the observed mean difference is above ${signed(c.validatesAbove)}`
       : 'can never validate, whatever the models do';
     const fail = c.canFail ? `fails only if it is below ${signed(c.failsBelow)}` : 'can never fail';
-    return `${c.id}: half-width ${num(c.halfWidth)}${wide}; ${validate}; ${fail}; otherwise inconclusive.`;
+    return `${c.id}: half-width ${num(c.halfWidth)}${marginWords(c.halfWidth, c.margin)}; ${validate}; ${fail}; otherwise inconclusive.`;
   });
   return (
-    `decision plan: n = ${plural(plan.n, 'paired item')}, alpha = ${plan.alpha}` +
+    `decision plan (paired_hoeffding): n = ${plural(plan.n, 'paired item')}, alpha = ${plan.alpha}` +
     (k > 1 ? `, ${k} criteria (Bonferroni: alpha/${k} each)` : ', 1 criterion') +
     '\n\n' +
     table(['criterion', 'metric', 'margin', 'range R', 'half-width', 'validates if', 'fails if'], rows) +
     '\n' +
     lines.join('\n') +
     '\n'
+  );
+}
+
+const SOURCE_WORDS: Readonly<Record<DesignPowerJson['discordance']['source'], string>> = {
+  given: 'given',
+  pilot: 'from the pilot files',
+  observed: 'observed',
+  assumed: 'assumed: give --discordance D or --pilot T.jsonl,B.jsonl',
+};
+
+/** The power section: thresholds and n for 80% power per method, then P(validated) / P(failed) per true difference. */
+export function powerText(p: DesignPowerJson): string {
+  const methods = p.thresholds.map((t) => t.method);
+  const head =
+    `power of criterion ${p.criterion} (margin ${signed(p.margin)}), discordance D = ${num(p.discordance.value)} (${SOURCE_WORDS[p.discordance.source]}); ` +
+    `exact over the paired counts (docs/method.md section 5.6)\n\n`;
+  const first = table(
+    ['method', 'validates if observed >=', 'fails if observed <=', 'n for 80% power at 0'],
+    p.thresholds.map((t) => [
+      t.method,
+      t.validates_at === null ? 'never' : signed(t.validates_at),
+      t.fails_at === null ? 'never' : signed(t.fails_at),
+      String(p.n_for_80_percent_power[t.method] ?? `not below ${p.n_cap}`),
+    ]),
+  );
+  const differences = [...new Set(p.power.map((r) => r.difference))];
+  const second = table(
+    ['true difference', ...methods.map((m) => m.replace(/^paired_/, ''))],
+    differences.map((d) => [
+      signed(d, 2),
+      ...methods.map((m) => {
+        const r = p.power.find((x) => x.method === m && x.difference === d);
+        return r === undefined ? 'n/a' : `${r.p_validated.toFixed(4)} / ${r.p_failed.toFixed(4)}`;
+      }),
+    ]),
+  );
+  return (
+    `${head}${first}\n(observed differences at ${p.thresholds[0]?.discordant ?? 0} discordant pairs, round(nD))\n\n` +
+    `P(validated) / P(failed) at each true difference:\n\n${second}`
   );
 }
 
@@ -71,29 +136,73 @@ function specN(raw: Readonly<Record<string, unknown>>): number | undefined {
   return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
+function discordanceOption(value: string): number {
+  const d = Number(value);
+  if (value.trim() === '' || !Number.isFinite(d) || d <= 0 || d > 1) throw new InvalidArgumentError('must be a number in (0, 1].');
+  return d;
+}
+
+function pilotOption(value: string): string[] {
+  const files = value.split(',').map((s) => s.trim());
+  if (files.length !== 2 || files.some((f) => f === '')) throw new InvalidArgumentError('must be two files, TREATMENT.jsonl,BASELINE.jsonl.');
+  return files;
+}
+
 async function run(options: PlanOptions, io: CliIo): Promise<void> {
+  if (options.discordance !== undefined && options.pilot !== undefined) {
+    throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
+  }
   const spec = await readSpec(options.spec, io);
   const n = options.n ?? specN(spec.raw);
   if (n === undefined) {
     throw new CliUsageError(`${options.spec} has no eval.n_examples: give the number of paired items with --n N`);
   }
-  const plan = planDecision({ n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria });
-  io.stdout.write(options.json === true ? JSON.stringify(planJson(plan), null, 2) + '\n' : planText(plan));
+  const rule = spec.decisionRule;
+  const plan = planDecision({ n, alpha: rule.alpha, criteria: rule.criteria });
+  const discordance: DesignPowerJson['discordance'] =
+    options.discordance !== undefined
+      ? { value: options.discordance, source: 'given' }
+      : options.pilot !== undefined
+        ? { value: await pilotDiscordance(options.pilot, rule, io), source: 'pilot' }
+        : { value: ASSUMED_DISCORDANCE, source: 'assumed' };
+  const power = designPower({ rule, n, discordance, ...(options.method === undefined ? {} : { methods: [options.method] }) });
+  if (options.html !== undefined) {
+    if (power === null) throw new CliUsageError('--html: no criterion compares 0/1 outcomes, so there is no power chart to draw');
+    const subtitle = `criterion ${power.criterion}, n = ${n}, alpha = ${rule.alpha}, discordance ${num(discordance.value)} (${discordance.source})`;
+    await writeText(options.html, await powerPage(power.power, power.margin, subtitle), io, '--html');
+  }
+  if (options.json === true) {
+    io.stdout.write(JSON.stringify(planJson(plan, power), null, 2) + '\n');
+    return;
+  }
+  const none = 'no power: no criterion compares 0/1 outcomes (bounds [0, 1], weights (1, -1) or (-1, 1))\n';
+  io.stdout.write(`${planText(plan)}\n${power === null ? none : powerText(power)}`);
 }
 
 /** Registers `rl-adv plan`. */
 export function register(program: Command, io: CliIo): void {
   const command = program
     .command('plan')
-    .summary('before training: can the decision rule conclude with n items?')
+    .summary('before training: what can the decision rule conclude with n items, and with what power?')
     .description(
       "For the spec's decision_rule and n paired items, prints each criterion's Hoeffding half-width " +
         'R·sqrt(ln(2k/alpha)/(2n)) and the observed mean difference needed to validate (margin + half-width) ' +
-        'or to fail (margin - half-width) (docs/method.md section 5). n defaults to the spec\'s eval.n_examples.',
+        'or to fail (margin - half-width) (docs/method.md section 5). Then, for each decision method, the power ' +
+        'at discordance D (the share of items the arms disagree on): P(validated) and P(failed) at true ' +
+        'differences -0.05..+0.05 and the n for 80% power at a true difference of 0, exact over the paired counts ' +
+        "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so).",
     )
     .requiredOption('--spec <file>', 'the study spec (JSON)')
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))
-    .option('--json', 'print the plan as JSON (snake_case keys)')
+    .option('--discordance <d>', 'D, the share of items the two arms disagree on, in (0, 1] (default 0.2, assumed)', discordanceOption)
+    .option('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', pilotOption)
+    .addOption(new Option('--method <name>', 'the power of this method only (default: all three)').choices(DECISION_METHOD_NAMES))
+    .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
+    .option('--html <file>', 'also write the power chart as a self-contained HTML page')
     .action(async (options: PlanOptions) => run(options, io));
-  withExamples(command, ['rl-adv plan --spec gs1-vs-grpo.spec.json', 'rl-adv plan --spec gs1-vs-grpo.spec.json --n 5000 --json']);
+  withExamples(command, [
+    'rl-adv plan --spec gs1-vs-grpo.spec.json',
+    'rl-adv plan --spec gs1-vs-grpo.spec.json --pilot gs1-pilot.jsonl,grpo-pilot.jsonl --method paired_exact_binomial --html power.html',
+    'rl-adv plan --spec gs1-vs-grpo.spec.json --n 5000 --discordance 0.15 --json',
+  ]);
 }

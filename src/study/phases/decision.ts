@@ -1,6 +1,7 @@
 // Phase 7b (docs/method.md sections 5 and 8): the paired Hoeffding decision of the treatment against the baseline.
 import path from 'node:path';
-import { decide, decisionJson, planDecision, type DecisionPlan } from '../../stats/hoeffding.js';
+import { decide, decisionJson } from '../../stats/decision.js';
+import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import type { EvalRow } from '../backends/types.js';
 import type { StudyArm } from '../spec.js';

@@ -1,6 +1,6 @@
 // rl-adv decide end to end on real per-item labels: the GSM8K test solutions of four models in
 // shared/data/gsm8k/example_model_solutions.jsonl (OpenAI grade-school-math), one line per test item.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gsm8kDir, readJsonl } from '../../helpers/paths.js';
@@ -120,5 +120,47 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
       const run = rlAdv(['decide', '--spec', specPath, '--treatment', good()]);
       expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/required option '--baseline <file>' not specified/)]);
     });
+  });
+});
+
+describe('rl-adv decide --method and --html', () => {
+  it('--method M decides with another method and says, in text and JSON, that it is not the spec\'s', () => {
+    const args = ['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification']];
+    const json = JSON.parse(rlAdv([...args, '--method', 'paired_exact_binomial', '--json']).stdout) as DecisionJson & { spec_method: string; note: string };
+    expect(Object.keys(json)).toEqual(['method', 'spec_method', 'note', 'alpha', 'n', 'verdict', 'criteria']);
+    expect(json.method).toBe('paired_exact_binomial');
+    expect(json.spec_method).toBe('paired_hoeffding');
+    expect(json.note).toBe("paired_exact_binomial is not the spec's method (paired_hoeffding): for exploration only");
+    // The exact interval is narrower than Hoeffding's: the same data conclude where Hoeffding's are inconclusive.
+    const hoeffding = JSON.parse(rlAdv([...args, '--json']).stdout) as DecisionJson;
+    expect(hoeffding.verdict).toBe('inconclusive');
+    const c = json.criteria[0];
+    const h = hoeffding.criteria[0];
+    expect((c?.upper ?? 0) - (c?.lower ?? 0)).toBeLessThan(((h?.upper ?? 0) - (h?.lower ?? 0)) * 0.6);
+    const text = rlAdv([...args, '--method', 'paired_empirical_bernstein']).stdout;
+    expect(text).toMatch(/^paired empirical Bernstein decision: n = 1319 paired items, alpha = 0\.05, 1 criterion\nnote: paired_empirical_bernstein is not the spec's method \(paired_hoeffding\): for exploration only\n/);
+  });
+
+  it('--method refuses an unknown method (exit 2, naming the choices); the exact method refuses a score of 0.5', () => {
+    const args = ['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification']];
+    const run = rlAdv([...args, '--method', 'wald']);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/argument 'wald' is invalid\. Allowed choices are paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial/)]);
+    const t = writeJsonl(dir, 'half.jsonl', [{ item_id: 'a', score: 1 }, { item_id: 'b', score: 0.5 }]);
+    const b = writeJsonl(dir, 'whole.jsonl', [{ item_id: 'a', score: 1 }, { item_id: 'b', score: 0 }]);
+    const bad = rlAdv(['decide', '--spec', specPath, '--treatment', t, '--baseline', b, '--method', 'paired_exact_binomial']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/half\.jsonl:2: treatment\[1\] \(item_id "b"\) has accuracy 0\.5: paired_exact_binomial needs 0\/1 outcomes/);
+  });
+
+  it('--html writes the decision page: an <svg>, the eval chart, no <script>', () => {
+    const out = join(dir, 'decision.html');
+    const run = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', files['6b_verification'], '--html', out]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/verdict: validated/);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('<h2>Decision: validated</h2>');
+    expect(html).toContain('aria-label="Eval accuracy per arm"');
   });
 });

@@ -1,8 +1,8 @@
 // rl-adv plan end to end: the spec's half-width 0.0748 and the +0.025 it takes to validate (METHOD section 5).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rlAdv, specPath, tempDir } from '../run.js';
+import { rlAdv, specPath, tempDir, writeJsonl } from '../run.js';
 
 describe('rl-adv plan', () => {
   it('for the spec (n = eval.n_examples = 1319): half-width 0.0748, validates above about +0.025', () => {
@@ -53,5 +53,78 @@ describe('rl-adv plan', () => {
     run = rlAdv(['plan', '--spec', noEval]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/has no eval\.n_examples: give the number of paired items with --n N/)]);
     expect(rlAdv(['plan', '--spec', noEval, '--n', '100']).code).toBe(0);
+  });
+});
+
+interface PlanPowerJson {
+  power_criterion: string;
+  discordance: { value: number; source: string };
+  thresholds: { method: string; discordant: number; validates_at: number | null; fails_at: number | null }[];
+  power: { method: string; difference: number; p_validated: number; p_failed: number }[];
+  n_for_80_percent_power: Record<string, number | null>;
+}
+
+describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
+  it('for the spec at the assumed D = 0.2: Hoeffding validates equal arms with probability 0.023; the other methods do better', () => {
+    const run = rlAdv(['plan', '--spec', specPath, '--json']);
+    const plan = JSON.parse(run.stdout) as PlanPowerJson;
+    expect(plan.discordance).toEqual({ value: 0.2, source: 'assumed' });
+    expect(plan.power).toHaveLength(33);
+    expect(Object.keys(plan.power[0] ?? {})).toEqual(['method', 'difference', 'p_validated', 'p_failed']);
+    const at0 = (m: string): number => plan.power.find((r) => r.method === m && r.difference === 0)?.p_validated ?? NaN;
+    expect(Math.abs(at0('paired_hoeffding') - 0.023)).toBeLessThanOrEqual(0.005);
+    expect(at0('paired_empirical_bernstein')).toBeGreaterThan(at0('paired_hoeffding'));
+    expect(at0('paired_exact_binomial')).toBeGreaterThan(at0('paired_empirical_bernstein'));
+    const n80 = plan.n_for_80_percent_power;
+    expect(Object.keys(n80)).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial']);
+    expect(n80.paired_exact_binomial as number).toBeLessThan(n80.paired_hoeffding as number);
+    const text = rlAdv(['plan', '--spec', specPath]).stdout;
+    expect(text).toMatch(/discordance D = 0\.2 \(assumed: give --discordance D or --pilot T\.jsonl,B\.jsonl\)/);
+    expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\n/);
+  });
+
+  it('--method M: that method only; --discordance D is used as given', () => {
+    const plan = JSON.parse(rlAdv(['plan', '--spec', specPath, '--method', 'paired_exact_binomial', '--discordance', '0.1', '--json']).stdout) as PlanPowerJson;
+    expect(new Set(plan.power.map((r) => r.method))).toEqual(new Set(['paired_exact_binomial']));
+    expect(plan.discordance).toEqual({ value: 0.1, source: 'given' });
+    expect(plan.thresholds[0]?.discordant).toBe(132);
+  });
+
+  it('--pilot T,B estimates D from two per-item files', () => {
+    const dir = tempDir();
+    // 10 items, the arms disagree on 3: D = 0.3.
+    const t = writeJsonl(dir, 't.jsonl', [1, 1, 1, 0, 0, 1, 1, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
+    const b = writeJsonl(dir, 'b.jsonl', [1, 0, 1, 1, 0, 1, 0, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
+    const plan = JSON.parse(rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--method', 'paired_hoeffding', '--json']).stdout) as PlanPowerJson;
+    expect(plan.discordance).toEqual({ value: 0.3, source: 'pilot' });
+    const same = writeJsonl(dir, 's.jsonl', [1, 1, 1, 0, 0, 1, 1, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
+    const run = rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${same}`]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--pilot: the two files agree on all 10 items \(D = 0\)/)]);
+    const both = rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--discordance', '0.2']);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringMatching(/give --discordance D or --pilot T\.jsonl,B\.jsonl, not both/)]);
+    const one = rlAdv(['plan', '--spec', specPath, '--pilot', t]);
+    expect([one.code, one.stderr]).toEqual([2, expect.stringMatching(/must be two files, TREATMENT\.jsonl,BASELINE\.jsonl/)]);
+  });
+
+  it('a margin of 0 is worded as superiority, not "wider than the margin 0"', () => {
+    const dir = tempDir();
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { decision_rule: { criteria: { margin: number }[] } };
+    (spec.decision_rule.criteria[0] as { margin: number }).margin = 0;
+    const file = join(dir, 'spec0.json');
+    writeFileSync(file, JSON.stringify(spec));
+    const run = rlAdv(['plan', '--spec', file, '--method', 'paired_hoeffding']);
+    expect(run.stdout).not.toMatch(/wider than the margin 0\b/);
+    expect(run.stdout).toMatch(/the margin 0 asks for superiority/);
+    expect(run.stdout).toMatch(/paired_hoeffding\s+\S+\s+\S+\s+not below 100000/);
+  });
+
+  it('--html writes the power page: an <svg>, no <script>', () => {
+    const out = join(tempDir(), 'power.html');
+    const run = rlAdv(['plan', '--spec', specPath, '--html', out]);
+    expect(run.code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('What this design can conclude');
   });
 });

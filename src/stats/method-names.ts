@@ -1,0 +1,12 @@
+// The decision methods' names, alone so the spec parser can check them without loading the methods.
+
+/** The decision methods, in the order docs/method.md section 5 describes them; the first is the spec's default. */
+export const DECISION_METHOD_NAMES = ['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial'] as const;
+
+/** A decision method's name. */
+export type DecisionMethodName = (typeof DECISION_METHOD_NAMES)[number];
+
+/** Whether a value names a decision method. */
+export function isDecisionMethodName(value: unknown): value is DecisionMethodName {
+  return typeof value === 'string' && (DECISION_METHOD_NAMES as readonly string[]).includes(value);
+}
