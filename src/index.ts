@@ -152,6 +152,7 @@ export {
   type PhaseRecord,
   type StudyPhase,
   type CalibrationSummary,
+  type StudyDesignPower,
 } from './study/summary.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './study/options.js';
 export { renderReport } from './report/markdown.js';

@@ -73,5 +73,7 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
     evalItems.set(arm, parseEvalItems(readRunFile(runDir, e.file), e.file));
     files.push(e.file);
   }
-  return { summary, evalItems, files };
+  // The design's power rows are in summary.json (the decision phase computed them): read, never recomputed.
+  const power = summary.design_power?.power;
+  return { summary, evalItems, files, ...(power ? { power } : {}) };
 }

@@ -3,6 +3,7 @@
 // report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
 import { formatFigure } from '../internal/figures.js';
 import { STUDY_PHASES, type StudySummary } from '../study/summary.js';
+import { designPowerMarkdown } from './design-power.js';
 
 const num = formatFigure;
 
@@ -154,7 +155,7 @@ function renderDecision(s: StudySummary, out: string[]): void {
       '',
       `## Decision: ${d.verdict}`,
       '',
-      `Paired Hoeffding (docs/method.md section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.`,
+      `${d.method} (docs/method.md section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.`,
       '',
       '| criterion | metric | estimate | interval | margin | half-width (planDecision) | verdict |',
       '| --- | --- | ---: | --- | ---: | ---: | --- |',
@@ -173,6 +174,11 @@ function renderDecision(s: StudySummary, out: string[]): void {
   }
 }
 
+/** What the design can conclude (its power, from summary.json's design_power). */
+function renderDesignPower(s: StudySummary, out: string[]): void {
+  if (s.design_power) out.push(...designPowerMarkdown(s.design_power, s.eval !== undefined));
+}
+
 /**
  * Renders report.md from a study summary. For the sim backend the report says, at the top and beside every
  * figure table, that the numbers come from a simulation.
@@ -184,7 +190,7 @@ function renderDecision(s: StudySummary, out: string[]): void {
  */
 export function renderReport(s: StudySummary): string {
   const out: string[] = [];
-  for (const section of [renderHeader, renderPhases, renderPreflight, renderCalibration, renderPilot, renderGate, renderArms, renderEval, renderDecision]) {
+  for (const section of [renderHeader, renderPhases, renderPreflight, renderCalibration, renderPilot, renderGate, renderArms, renderEval, renderDecision, renderDesignPower]) {
     section(s, out);
   }
   if (s.simulation) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');

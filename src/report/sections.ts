@@ -127,14 +127,22 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
   };
 }
 
-/** Chart 5. */
-export async function powerSection(power: readonly PowerRow[], margin: number | null): Promise<HtmlSection | null> {
+/**
+ * Chart 5 with the words that say what the design can conclude.
+ *
+ * @param power - the power rows (`plan --json` `power`, summary.json `design_power.power`).
+ * @param margin - the criterion's margin, or null.
+ * @param note - a sentence on the design (n, D and its source, the spec's method), or none.
+ */
+export async function powerSection(power: readonly PowerRow[], margin: number | null, note?: string): Promise<HtmlSection | null> {
   if (power.length === 0) return null;
   const svg = await renderChartSvg(powerChartSpec(power, margin), 'What this design can conclude');
   return {
     id: 'power',
     heading: 'What this design can conclude',
-    body: figureHtml(svg, 'Probability that the study validates (solid) or fails (dashed) at each true difference, for this n and alpha.'),
+    body:
+      (note === undefined ? '' : `<p>${escapeHtml(note)}</p>`) +
+      figureHtml(svg, 'Probability that the study validates (solid) or fails (dashed) at each true difference, for this n and alpha, exact over the paired counts (docs/method.md section 5.6).'),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { StudySummary } from '../study/summary.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
+import { designPowerNote } from './design-power.js';
 import { renderHtmlPage, type HtmlSection } from './html.js';
 import { calibrationSection, decisionSection, evalSection, gateSection, kernelSection, powerSection, preflightSection, rewardSection } from './sections.js';
 
@@ -61,7 +62,7 @@ export async function renderStudyHtml(artifacts: StudyArtifacts): Promise<string
       s.gate ? gateSection(s.gate) : null,
       evalOf(artifacts),
       s.decision ? decisionSection(s.decision, s.comparison) : null,
-      powerSection(artifacts.power ?? [], s.decision?.criteria[0]?.margin ?? null),
+      powerSection(artifacts.power ?? [], s.design_power?.margin ?? null, s.design_power ? designPowerNote(s.design_power, s.eval !== undefined) : undefined),
     ])
   ).filter((x): x is HtmlSection => x !== null);
   return renderHtmlPage({

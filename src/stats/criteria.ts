@@ -3,7 +3,7 @@ import type { DecisionCriterion } from '../study/spec.js';
 
 /**
  * R = (|w_t| + |w_b|) * (hi - lo): the width of the range d_i = w_t * y_t + w_b * y_b lies in when both y are in
- * [lo, hi] (METHOD section 5).
+ * [lo, hi] (docs/method.md section 5).
  */
 export function criterionRange(c: DecisionCriterion): number {
   return (Math.abs(c.weights.treatment) + Math.abs(c.weights.baseline)) * (c.bounds[1] - c.bounds[0]);

@@ -255,7 +255,7 @@ export const POWER_N_CAP = 100000;
  * @example
  * ```ts
  * import { nForPower } from 'rl-advantages';
- * console.log(nForPower({ discordance: 0.2, alpha: 0.05, margin: -0.05, method: "paired_exact_binomial" })); // 1025
+ * console.log(nForPower({ discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_exact_binomial' })); // 1025
  * ```
  */
 export function nForPower(design: Omit<PowerDesign, 'n'>, options: { target?: number; difference?: number } = {}): number | null {

@@ -10,6 +10,7 @@ import { writeStudyReports } from '../report/write.js';
 import { describeResumePoint } from './resume-point.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
+import { studyDesignPower } from './design-power.js';
 import { phaseEvents } from './events.js';
 import { loadStudyQuestions, type StudyQuestions } from './load-questions.js';
 import type { StudyOptions, StudyOutcome } from './options.js';
@@ -138,6 +139,11 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
       exitCode = 1;
       break;
     }
+  }
+  // A run that stopped before the decision still says what its design could conclude, at an assumed discordance.
+  if (summary.design_power === undefined) {
+    const n = Math.min(data.test.length, options.evalLimit ?? Infinity);
+    summary.design_power = studyDesignPower(spec.decisionRule, n, undefined);
   }
   summary.exit_code = exitCode;
   ctx.save();

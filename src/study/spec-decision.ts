@@ -69,12 +69,12 @@ function collectCriterion(p: Problems, path: string, value: unknown): DecisionCr
     }
   }
 
-  // METHOD section 5 defines one direction only. A spec that says otherwise would silently get the
+  // docs/method.md section 5 defines one direction only. A spec that says otherwise would silently get the
   // opposite verdict, so it is an error; the weights express the other direction (treatment -1, baseline 1).
   if (value.direction !== undefined && value.direction !== 'larger_favors_treatment') {
     p.add(
       key(path, 'direction'),
-      `must be "larger_favors_treatment" (the only direction METHOD section 5 defines; negate the weights for the other), got ${describe(value.direction)}`,
+      `must be "larger_favors_treatment" (the only direction docs/method.md section 5 defines; negate the weights for the other), got ${describe(value.direction)}`,
     );
   }
 

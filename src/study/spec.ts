@@ -11,7 +11,7 @@ export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './
 
 
 
-/** One check of the activation gate (METHOD section 6): `min` and/or `max`, inclusive. */
+/** One check of the activation gate (docs/method.md section 6): `min` and/or `max`, inclusive. */
 export interface GateCheck {
   readonly metric: string;
   readonly min?: number;
@@ -33,7 +33,7 @@ export interface ActivationGate {
 /** One arm of the study, validated. */
 export interface StudyArm {
   readonly name: string;
-  /** An estimator name of METHOD section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`. */
+  /** An estimator name of docs/method.md section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`. */
   readonly advantage: string;
   readonly group_size?: number;
   readonly groups_per_batch?: number;
@@ -99,7 +99,7 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
   return { ...value, applicable, checks };
 }
 
-/** An estimator name createEstimator accepts (METHOD section 2), or the reason it is refused. */
+/** An estimator name createEstimator accepts (docs/method.md section 2), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
   try {
     parseEstimatorName(name);
@@ -135,7 +135,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     } else {
       const problem = advantageNameProblem(arm.advantage);
       if (problem === undefined) advantage = arm.advantage;
-      else p.add(`${at}.advantage`, `must name an estimator of METHOD section 2: ${problem}`);
+      else p.add(`${at}.advantage`, `must name an estimator of docs/method.md section 2: ${problem}`);
     }
     optionalInteger(p, `${at}.group_size`, arm.group_size, 1);
     optionalInteger(p, `${at}.groups_per_batch`, arm.groups_per_batch, 1);
@@ -144,7 +144,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     if (arm.lr !== undefined && (typeof arm.lr !== 'number' || !Number.isFinite(arm.lr) || arm.lr <= 0)) {
       p.add(`${at}.lr`, `must be a finite number > 0, got ${describe(arm.lr)}`);
     }
-    // rloo needs another rollout of the same group (METHOD section 2): a group of one is an error there.
+    // rloo needs another rollout of the same group (docs/method.md section 2): a group of one is an error there.
     if (advantage === 'rloo' && arm.group_size === 1) {
       p.add(`${at}.group_size`, 'must be >= 2 for advantage "rloo" (a group of one has no other rollout)');
     }
@@ -156,7 +156,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
 
 
 /**
- * Validates an `activation_gate` section (METHOD section 6) and returns it typed.
+ * Validates an `activation_gate` section (docs/method.md section 6) and returns it typed.
  *
  * Checks: `applicable`, when given, is a boolean (absent means `true`); `checks` is an array (non-empty when
  * applicable) whose entries have a non-empty `metric` and a finite `min` and/or `max` with min <= max.
@@ -182,7 +182,7 @@ export function parseActivationGate(value: unknown, path = 'activation_gate'): A
  * Validates an `arms` section and returns it typed.
  *
  * Checks: a non-empty array; each arm has a unique non-empty `name` and an `advantage` naming an estimator of
- * METHOD section 2 (`group_mean`, `loo_batch_mean`, `group_mean_std`, `rloo`, `kernel_loo`, `length_bucket_loo`,
+ * docs/method.md section 2 (`group_mean`, `loo_batch_mean`, `group_mean_std`, `rloo`, `kernel_loo`, `length_bucket_loo`,
  * or `tfidf_kernel_loo_T<T>` with T > 0); `group_size`, `groups_per_batch`, `steps` are integers >= 1 and `seed`
  * an integer >= 0 when given; `lr` > 0 when given; `rloo` arms do not have `group_size` 1.
  *

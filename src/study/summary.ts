@@ -1,6 +1,7 @@
 // The study's artifact types (summary.json and its parts) and the protocol's fixed sizes: what the runner writes
 // and what report/ reads. Types and constants only, so a reader of a run folder never loads the runner.
 import type { DecisionJson } from '../stats/decision.js';
+import type { DesignPowerJson } from '../stats/design-power.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
@@ -55,8 +56,17 @@ export interface StudySummary {
   /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
   comparison?: { treatment: string; baseline: string };
   plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };
+  /**
+   * What this design can conclude (docs/method.md section 5.6): the power of every decision method at the run's n
+   * and the discordance its eval observed (or an assumed 0.2 when the run stopped before the eval); null when no
+   * criterion compares 0/1 outcomes. The report's power chart and section read it.
+   */
+  design_power?: StudyDesignPower | null;
   exit_code?: number;
 }
+
+/** summary.json's `design_power`: the design's power and the spec's method (the one the study decides with). */
+export type StudyDesignPower = DesignPowerJson & { spec_method: string };
 
 /** The calibration figures summary.json keeps. */
 export interface CalibrationSummary {

@@ -70,6 +70,7 @@ describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
           'The activation gate, one strip per check',
           'Eval accuracy per arm',
           'The paired decision: interval for the difference against the margin',
+          'What this design can conclude',
         ]);
         for (const c of charts) {
           expect(c.width).toBeGreaterThan(300);

@@ -60,6 +60,35 @@ describe('study reports', () => {
     }
   });
 
+  it('"What this design can conclude": summary.json holds the power rows, report.md and report.html show them', () => {
+    const decidedSummary = readStudyArtifacts(decided).summary;
+    const p = decidedSummary.design_power;
+    expect(p?.n).toBe(200);
+    expect(p?.spec_method).toBe('paired_hoeffding');
+    expect(p?.power).toHaveLength(33);
+    // The observed D is the share of eval items the arms disagree on.
+    const [t, b] = [...readStudyArtifacts(decided).evalItems.values()] as [ReadonlyMap<string, boolean>, ReadonlyMap<string, boolean>];
+    const disagree = [...t.entries()].filter(([id, c]) => b.get(id) !== c).length;
+    const md = readFileSync(path.join(decided, 'report.md'), 'utf8');
+    expect(md).toContain('## What this design can conclude');
+    if (disagree > 0) {
+      expect(p?.discordance).toEqual({ value: disagree / 200, source: 'observed' });
+      expect(md).toMatch(/observed between the two arms on the eval items/);
+    } else {
+      // The simulated arms can agree on every greedy answer (docs/sim.md): D = 0 is no basis, so 0.2 is assumed.
+      expect(p?.discordance).toEqual({ value: 0.2, source: 'assumed' });
+      expect(md).toMatch(/assumed: the two arms agreed on every eval item/);
+    }
+    const html = readFileSync(path.join(decided, 'report.html'), 'utf8');
+    expect(html).toContain('aria-label="What this design can conclude"');
+    // A gate-failing run still says what its design could conclude, at the assumed D = 0.2 and the full test split.
+    const f = readStudyArtifacts(failed);
+    expect(f.summary.design_power?.discordance).toEqual({ value: 0.2, source: 'assumed' });
+    expect(f.power).toEqual(f.summary.design_power?.power);
+    expect(readFileSync(path.join(failed, 'report.md'), 'utf8')).toMatch(/assumed: the run stopped before the eval/);
+    expect(readFileSync(path.join(failed, 'report.html'), 'utf8')).toContain('aria-label="What this design can conclude"');
+  });
+
   it('refuses a folder that is not a study run (exit 2, names the folder), and a run missing a file summary.json names', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'rl-adv-report-empty-'));
     const run = rlAdv(['report', empty]);

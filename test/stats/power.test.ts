@@ -2,6 +2,7 @@
 // (test/fixtures/decision_reference.py) and the figure for the spec.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   DECISION_METHOD_NAMES,
@@ -119,3 +120,39 @@ describe('powerTable, observedThresholds, nForPower', () => {
     expect(nForPower({ ...design, margin: 0, method: 'paired_exact_binomial' })).toBeNull();
   });
 });
+
+describe('invariants of the power (real properties of valid intervals)', () => {
+  const design = fc.record({
+    n: fc.integer({ min: 5, max: 150 }),
+    discordance: fc.double({ min: 0.05, max: 1, noNaN: true }),
+    margin: fc.double({ min: -0.2, max: 0.1, noNaN: true }),
+  });
+
+  test.prop([design, fc.constantFrom(...DECISION_METHOD_NAMES), fc.double({ min: 0, max: 1, noNaN: true })], { numRuns: 40 })(
+    'validity: when the true difference is at or below the margin, P(validated) <= alpha (and at or above it, P(failed) <= alpha)',
+    (d, method, u) => {
+      const lo = Math.max(-d.discordance, -1);
+      // A true difference in [-D, margin] (when there is one): validating there is an error of the interval.
+      if (d.margin >= lo) {
+        const delta = lo + u * (Math.min(d.margin, d.discordance) - lo);
+        const p = verdictProbabilities({ ...d, alpha: 0.05, method }, delta);
+        expect(p.validated).toBeLessThanOrEqual(0.05 + 1e-9);
+      }
+      if (d.margin <= d.discordance) {
+        const delta = Math.max(d.margin, -d.discordance) + u * (d.discordance - Math.max(d.margin, -d.discordance));
+        const p = verdictProbabilities({ ...d, alpha: 0.05, method }, delta);
+        expect(p.failed).toBeLessThanOrEqual(0.05 + 1e-9);
+      }
+    },
+  );
+
+  test.prop([design, fc.constantFrom('paired_hoeffding', 'paired_exact_binomial' as const)], { numRuns: 30 })(
+    'Hoeffding and the exact method: P(validated) does not decrease as the true difference grows',
+    (d, method) => {
+      const deltas = [-0.5, -0.25, 0, 0.25, 0.5].map((f) => f * d.discordance);
+      const p = deltas.map((delta) => verdictProbabilities({ ...d, alpha: 0.05, method }, delta).validated);
+      for (let i = 1; i < p.length; i++) expect(p[i] as number).toBeGreaterThanOrEqual((p[i - 1] as number) - 1e-12);
+    },
+  );
+});
+

@@ -7,8 +7,9 @@ import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
 import { num, plural, table } from '../format.js';
-import { atRow, displayName, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
-import { addVectorizerOptions, flagNames, integerOption, listOption } from '../options.js';
+import { calibrationPage } from '../../report/pages.js';
+import { atRow, displayName, inputError, loadVectorizer, readJsonl, writeText, type Row } from '../io.js';
+import { addVectorizerOptions, flagNames, integerOption, listOption, nonNegativeOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
 interface CalibrateOptions {
@@ -25,6 +26,8 @@ interface CalibrateOptions {
   bootstrap?: number;
   seed: string;
   json?: boolean;
+  html?: string;
+  bar: number;
 }
 
 /** The library's option names, as the command line spells them. */
@@ -197,7 +200,9 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   } finally {
     bar.stop();
   }
-  const text = options.json === true ? JSON.stringify(calibrationJson(result, vectorizerSource(options)), null, 2) + '\n' : calibrationText(result);
+  const json = calibrationJson(result, vectorizerSource(options));
+  if (options.html !== undefined) await writeText(options.html, await calibrationPage(json, options.bar), io, '--html');
+  const text = options.json === true ? JSON.stringify(json, null, 2) + '\n' : calibrationText(result);
   io.stdout.write(text);
 }
 
@@ -233,6 +238,8 @@ export function register(program: Command, io: CliIo): void {
     .addOption(new Option('--bootstrap <n>', 'removed; 0 is accepted as --interval none').argParser(integerOption(0)).hideHelp())
     .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
     .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
+    .option('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page')
+    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03)
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',

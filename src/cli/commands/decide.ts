@@ -69,7 +69,8 @@ export function decisionText(d: Decision, means: Readonly<Record<string, ArmMean
     c.metric,
     ...(shown ? [num(means[c.id]?.treatment), num(means[c.id]?.baseline)] : []),
     signed(c.estimate),
-    `±${num(c.halfWidth)}`,
+    // The exact interval is not centred on the estimate: its half-width is (upper - lower) / 2, shown without ±.
+    d.method === 'paired_exact_binomial' ? num(c.halfWidth) : `±${num(c.halfWidth)}`,
     `[${signed(c.lower)}, ${signed(c.upper)}]`,
     signed(c.margin),
     c.verdict,

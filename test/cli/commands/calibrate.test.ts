@@ -1,5 +1,5 @@
 // rl-adv calibrate end to end: the figures equal calibrateBeff's for the same options and seed.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,19 @@ describe('rl-adv calibrate', () => {
     expect(parseCalibrationJson(out)).toEqual({ ...lib, vectorizer: { corpus: corpusFile, corpus_field: 'question' } });
     // The same seed gives the same numbers, run after run.
     expect(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']).stdout).toBe(run.stdout);
+  });
+
+  it('--html writes the B_eff page: an <svg> with a point per estimator, the table, the bar; no <script>', () => {
+    const out = join(dir, 'calibration.html');
+    const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--html', out, '--bar', '1.05']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/40 tasks, 160 rollouts, corrected mode/);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('aria-label="B_eff ratio of every estimator scored"');
+    expect(html).toContain('<th>95% interval (jackknife)</th>');
+    expect(html).toContain('1.05');
   });
 
   it('the readable table; single-rollout mode has a null sigma_eps2 and no B_eff', () => {

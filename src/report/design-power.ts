@@ -1,0 +1,58 @@
+// "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
+import { formatFigure } from '../internal/figures.js';
+import type { StudyDesignPower } from '../study/summary.js';
+
+/** Where D came from, in words; an assumed D says why (no eval, or arms that agreed on every eval item). */
+function sourceWords(p: StudyDesignPower, evalReached: boolean): string {
+  if (p.discordance.source === 'observed') return 'observed between the two arms on the eval items';
+  if (p.discordance.source !== 'assumed') return p.discordance.source;
+  return evalReached
+    ? 'assumed: the two arms agreed on every eval item, and D = 0 says nothing about power'
+    : 'assumed: the run stopped before the eval, so no discordance was observed';
+}
+
+/** P(validated) of a method at a true difference of 0, or null when the table lacks it. */
+export function validatedIfEqual(p: StudyDesignPower, method: string): number | null {
+  return p.power.find((r) => r.method === method && r.difference === 0)?.p_validated ?? null;
+}
+
+/** The sentence under the heading: the design, where D comes from, and the headline figure for the spec's method. */
+export function designPowerNote(p: StudyDesignPower, evalReached: boolean): string {
+  const equal = validatedIfEqual(p, p.spec_method);
+  const n80 = p.n_for_80_percent_power[p.spec_method as keyof StudyDesignPower['n_for_80_percent_power']];
+  const headline =
+    equal === null
+      ? ''
+      : ` If the arms are truly equal, the spec's method (${p.spec_method}) validates with probability ${equal.toFixed(3)}` +
+        (n80 === undefined ? '.' : n80 === null ? `, and no n up to ${p.n_cap} gives it 80%.` : `; it needs n = ${n80} for 80%.`);
+  const differences = new Set(p.power.map((r) => r.difference)).size;
+  const cut = differences < 11 ? ` True differences larger in size than D cannot occur at this D and are left out (${differences} of 11 shown).` : '';
+  return (
+    `n = ${p.n} paired items, criterion ${p.criterion} (margin ${p.margin}), alpha ${p.alpha}, discordance D = ${formatFigure(p.discordance.value)} ` +
+    `(${sourceWords(p, evalReached)}); exact over the paired counts (docs/method.md section 5.6).${headline}${cut}`
+  );
+}
+
+/** The markdown section: the note, the thresholds and n for 80% power per method, and the power table. */
+export function designPowerMarkdown(p: StudyDesignPower, evalReached: boolean): string[] {
+  const methods = p.thresholds.map((t) => t.method);
+  const out = ['', '## What this design can conclude', '', designPowerNote(p, evalReached), ''];
+  out.push('| method | validates if observed >= | fails if observed <= | P(validated) if equal | n for 80% power if equal |', '| --- | ---: | ---: | ---: | ---: |');
+  for (const t of p.thresholds) {
+    const n80 = p.n_for_80_percent_power[t.method];
+    out.push(
+      `| ${t.method}${t.method === p.spec_method ? " (the spec's)" : ''} | ${t.validates_at === null ? 'never' : formatFigure(t.validates_at)} | ` +
+        `${t.fails_at === null ? 'never' : formatFigure(t.fails_at)} | ${validatedIfEqual(p, t.method)?.toFixed(4) ?? 'n/a'} | ${n80 === null || n80 === undefined ? `not below ${p.n_cap}` : n80} |`,
+    );
+  }
+  out.push('', `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):`, '');
+  out.push(`| true difference | ${methods.join(' | ')} |`, `| ---: | ${methods.map(() => '---:').join(' | ')} |`);
+  for (const d of [...new Set(p.power.map((r) => r.difference))]) {
+    const cells = methods.map((m) => {
+      const r = p.power.find((x) => x.method === m && x.difference === d);
+      return r === undefined ? 'n/a' : `${r.p_validated.toFixed(4)} / ${r.p_failed.toFixed(4)}`;
+    });
+    out.push(`| ${d.toFixed(2)} | ${cells.join(' | ')} |`);
+  }
+  return out;
+}
