@@ -10,9 +10,10 @@ import { writeText } from '../io.js';
 import { checkPairs, itemError, readPredictions, type Arm } from '../predictions.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
+import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
 
 interface DecideOptions {
-  spec: string;
+  spec?: string;
   treatment: string;
   baseline: string;
   method?: string;
@@ -80,7 +81,7 @@ export function decisionText(d: Decision, means: Readonly<Record<string, ArmMean
 }
 
 async function run(options: DecideOptions, io: CliIo): Promise<void> {
-  const spec = await readSpec(options.spec, io);
+  const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   const treatment = await readPredictions(options.treatment, '--treatment', io);
   const baseline = await readPredictions(options.baseline, '--baseline', io);
   checkPairs(treatment, baseline);
@@ -109,7 +110,7 @@ export function register(program: Command, io: CliIo): void {
         'verdict validated (lower > margin), failed (upper < margin) or inconclusive. Prediction files are JSON ' +
         'lines, one item a line: {"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
-    .requiredOption('--spec <file>', 'the study spec (JSON)')
+    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
     .requiredOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)")
     .requiredOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)")
     .addOption(

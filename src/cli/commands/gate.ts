@@ -9,9 +9,10 @@ import { num, plural, table } from '../format.js';
 import { displayName, inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
+import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
 
 interface GateOptions {
-  spec: string;
+  spec?: string;
   metrics: string;
   json?: boolean;
 }
@@ -66,7 +67,7 @@ export function gateText(result: GateResult): string {
 }
 
 async function run(options: GateOptions, io: CliIo): Promise<void> {
-  const spec = await readSpec(options.spec, io);
+  const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   const checked = spec.activationGate.checks.map((c) => c.metric);
   const metrics = await readMetrics(options.metrics, io, [...new Set([...checked, ...GATE_METRIC_NAMES])]);
   let result: GateResult;
@@ -91,7 +92,7 @@ export function register(program: Command, io: CliIo): void {
         'it fails, 2 for bad input. --metrics is a JSON object of metric name -> number (as rl-adv ' +
         'gate-metrics prints it).',
     )
-    .requiredOption('--spec <file>', 'the study spec (JSON)')
+    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
     .requiredOption('--metrics <file>', 'the measured metrics (JSON object)')
     .option('--json', 'print {passed, checks: [{metric, value, min, max, status}]}')
     .action(async (options: GateOptions) => run(options, io));

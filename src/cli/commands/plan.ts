@@ -10,10 +10,11 @@ import { writeText } from '../io.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
+import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
 
 interface PlanOptions {
-  spec: string;
+  spec?: string;
   n?: number;
   discordance?: number;
   pilot?: string[];
@@ -152,10 +153,10 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.discordance !== undefined && options.pilot !== undefined) {
     throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
   }
-  const spec = await readSpec(options.spec, io);
+  const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   const n = options.n ?? specN(spec.raw);
   if (n === undefined) {
-    throw new CliUsageError(`${options.spec} has no eval.n_examples: give the number of paired items with --n N`);
+    throw new CliUsageError(`${options.spec ?? shippedSpecPath()} has no eval.n_examples: give the number of paired items with --n N`);
   }
   const rule = spec.decisionRule;
   const plan = planDecision({ n, alpha: rule.alpha, criteria: rule.criteria });
@@ -192,7 +193,7 @@ export function register(program: Command, io: CliIo): void {
         'differences -0.05..+0.05 and the n for 80% power at a true difference of 0, exact over the paired counts ' +
         "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so).",
     )
-    .requiredOption('--spec <file>', 'the study spec (JSON)')
+    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))
     .option('--discordance <d>', 'D, the share of items the two arms disagree on, in (0, 1] (default 0.2, assumed)', discordanceOption)
     .option('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', pilotOption)

@@ -29,6 +29,13 @@ describe('rl-adv plan', () => {
     expect(text.stdout).toMatch(/half-width 0\.0748 \(wider than the margin 0\.05\); validates only if the observed mean difference is above \+0\.0248/);
   });
 
+  it('without --spec, plan, decide and gate read the shipped spec (what rl-adv study runs)', () => {
+    expect(rlAdv(['plan', '--json']).stdout).toBe(rlAdv(['plan', '--spec', specPath, '--json']).stdout);
+    for (const command of ['decide', 'gate']) {
+      expect(rlAdv([command, '--help']).stdout).toMatch(/--spec <file>\s+the study spec \(JSON; default: the shipped\s+specs\/gs1-vs-grpo\.json\)/);
+    }
+  });
+
   it('--n overrides; a tiny n can never validate', () => {
     const run = rlAdv(['plan', '--spec', specPath, '--n', '3', '--json']);
     const c = (JSON.parse(run.stdout) as { criteria: { half_width: number; can_validate: boolean }[] }).criteria[0];
