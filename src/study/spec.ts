@@ -90,7 +90,7 @@ export interface ActivationGate {
 /** One arm of the study, validated. */
 export interface StudyArm {
   readonly name: string;
-  /** An estimator name of METHOD section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`. */
+  /** An estimator name of METHOD section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`, or `kernel:PATH` (a kernel file, PATH relative to the spec file). */
   readonly advantage: string;
   readonly group_size?: number;
   readonly groups_per_batch?: number;
@@ -110,6 +110,9 @@ export interface StudySpec {
 }
 
 type Obj = Record<string, unknown>;
+
+/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
+export const KERNEL_PREFIX = 'kernel:';
 
 function isObject(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -287,8 +290,11 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
   return { ...value, applicable, checks };
 }
 
-/** An estimator name createEstimator accepts (METHOD section 2), or the reason it is refused. */
+/** An estimator name createEstimator accepts (METHOD section 2), or `kernel:PATH` (a kernel file), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
+  if (name.startsWith(KERNEL_PREFIX)) {
+    return name.slice(KERNEL_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
+  }
   try {
     parseEstimatorName(name);
     return undefined;
@@ -323,7 +329,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     } else {
       const problem = advantageNameProblem(arm.advantage);
       if (problem === undefined) advantage = arm.advantage;
-      else p.add(`${at}.advantage`, `must name an estimator of METHOD section 2: ${problem}`);
+      else p.add(`${at}.advantage`, `must name an estimator of METHOD section 2 or a kernel file (kernel:PATH): ${problem}`);
     }
     optionalInteger(p, `${at}.group_size`, arm.group_size, 1);
     optionalInteger(p, `${at}.groups_per_batch`, arm.groups_per_batch, 1);
@@ -397,7 +403,8 @@ export function parseActivationGate(value: unknown, path = 'activation_gate'): A
  *
  * Checks: a non-empty array; each arm has a unique non-empty `name` and an `advantage` naming an estimator of
  * METHOD section 2 (`group_mean`, `loo_batch_mean`, `group_mean_std`, `rloo`, `kernel_loo`, `length_bucket_loo`,
- * or `tfidf_kernel_loo_T<T>` with T > 0); `group_size`, `groups_per_batch`, `steps` are integers >= 1 and `seed`
+ * or `tfidf_kernel_loo_T<T>` with T > 0) or a kernel file as `kernel:PATH` (PATH relative to the spec file; the
+ * file is read when the study runs); `group_size`, `groups_per_batch`, `steps` are integers >= 1 and `seed`
  * an integer >= 0 when given; `lr` > 0 when given; `rloo` arms do not have `group_size` 1.
  *
  * @param value - the parsed section.

@@ -1,24 +1,26 @@
 // rl-adv study: the whole protocol (METHOD section 8) as one resumable command. Exit 0 when the study reaches its
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ensureGsm8kDir } from '../../data/ensure.js';
 import { createTinkerBackend } from '../../study/backends/tinker.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import type { PhaseEvent } from '../../study/options.js';
 import { runStudy } from '../../study/run.js';
 import { createSimBackend } from '../../study/sim/backend.js';
-import { SIM_QUESTION_SETS, type SimQuestionSet } from '../../study/sim/questions.js';
+import type { SimQuestionSet } from '../../study/sim/questions.js';
 import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { registerRevise } from './study-revise.js';
+import { couplingOption, questionSetOption } from './study-options.js';
 
 interface StudyCliOptions {
   spec?: string;
-  out: string;
+  out?: string;
   backend: string;
   seed: number;
   resume?: boolean;
@@ -31,18 +33,6 @@ interface StudyCliOptions {
   calibrationBootstrap?: number;
 }
 
-function questionSetOption(value: string): SimQuestionSet {
-  if (!(SIM_QUESTION_SETS as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}.`);
-  }
-  return value as SimQuestionSet;
-}
-
-function couplingOption(value: string): number {
-  const u = Number(value);
-  if (value.trim() === '' || !Number.isFinite(u) || u < 0 || u > 1) throw new InvalidArgumentError('must be a number in [0, 1].');
-  return u;
-}
 
 /** Progress bars on a terminal; one plain line per phase otherwise. */
 function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
@@ -77,7 +67,7 @@ function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
   };
 }
 
-async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
+async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promise<void> {
   let backend: StudyBackend;
   if (options.backend === 'sim') {
     // Each question set has its own sim defaults (docs/sim.md); --sim-coupling overrides the coupling of either.
@@ -128,6 +118,8 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
 export function register(program: Command, io: CliIo): void {
   const command = program
     .command('study')
+    // `study --spec` and `study revise --spec` are different options: the study's own are read before `revise` only.
+    .enablePositionalOptions()
     .summary('run the whole study (preflight, calibration, pilot, gate, arms, eval, decision) into a folder')
     .description(
       'Runs the protocol of docs/method.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
@@ -140,7 +132,7 @@ export function register(program: Command, io: CliIo): void {
         'relaxed), 2 for bad input.',
     )
     .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
-    .requiredOption('--out <dir>', 'the run folder (must be empty or absent unless --resume)')
+    .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
     .option('--backend <name>', 'sim (a simulation) or tinker', 'sim')
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
     .option('--resume', 'continue the run in --out')
@@ -159,11 +151,16 @@ export function register(program: Command, io: CliIo): void {
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
-    .action(async (options: StudyCliOptions) => run(options, io));
+    .action(async (options: StudyCliOptions, self: Command) => {
+      // Not a requiredOption: commander checks a parent's required options for its subcommands too (study revise).
+      if (options.out === undefined) self.error("error: required option '--out <dir>' not specified");
+      await run(options as StudyCliOptions & { out: string }, io);
+    });
   withExamples(command, [
     "rl-adv study --out runs/sim   # the shipped spec, the record's regime: the gate fails (exit 1)",
     'rl-adv study --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
     'rl-adv study --spec my.spec.json --out runs/mine   # your copy of rl-adv spec print',
     'rl-adv study --out runs/sim --resume',
   ]);
+  registerRevise(command, io);
 }
