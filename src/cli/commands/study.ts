@@ -15,6 +15,7 @@ import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { TUNING_TASKS } from '../../study/summary.js';
 import { registerRevise } from './study-revise.js';
 import { couplingOption, questionSetOption } from './study-options.js';
 
@@ -31,6 +32,9 @@ interface StudyCliOptions {
   evalLimit?: number;
   calibrationBatches?: number;
   calibrationBootstrap?: number;
+  tuneKernel?: boolean;
+  tuningTasks?: number;
+  tuningBatches?: number;
 }
 
 
@@ -107,6 +111,9 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
     ...(options.calibrationBootstrap !== undefined ? { calibrationBootstrap: options.calibrationBootstrap } : {}),
+    ...(options.tuneKernel === true ? { tuneKernel: true } : {}),
+    ...(options.tuningTasks !== undefined ? { tuningTasks: options.tuningTasks } : {}),
+    ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
     onPhase: progressPrinter(io),
   });
   const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
@@ -129,7 +136,8 @@ export function register(program: Command, io: CliIo): void {
         '(needs TINKER_API_KEY and python3 with the pinned cookbook). --resume continues an interrupted run\n' +
         'with the same numbers as an uninterrupted one. Exit 0 when the study reaches its decision, 1 when\n' +
         'the activation gate fails (the length_bucket_loo fallback is scored and recorded; the gate is never\n' +
-        'relaxed), 2 for bad input.',
+        'relaxed), 2 for bad input. --tune-kernel adds the tuning phase (a kernel tuned on train tasks the study\n' +
+        'does not otherwise use); `rl-adv study revise` writes the revised spec that adopts it.',
     )
     .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
     .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
@@ -151,6 +159,14 @@ export function register(program: Command, io: CliIo): void {
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
+    .option(
+      '--tune-kernel',
+      "add the tuning phase: the starting policy's rollouts (one per task) on train tasks neither arm reaches nor the gate uses " +
+        '(tuning.jsonl), and a kernel tuned on them by tune-kernel (kernel.json). This run\'s arms never change: adopt the ' +
+        'kernel with rl-adv study revise',
+    )
+    .option('--tuning-tasks <n>', `with --tune-kernel: tasks in the tuning phase (default ${TUNING_TASKS})`, integerOption(1))
+    .option('--tuning-batches <n>', "with --tune-kernel: tune-kernel's scoring batches per candidate (default: tune-kernel's)", integerOption(1))
     .action(async (options: StudyCliOptions, self: Command) => {
       // Not a requiredOption: commander checks a parent's required options for its subcommands too (study revise).
       if (options.out === undefined) self.error("error: required option '--out <dir>' not specified");
@@ -161,6 +177,7 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv study --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
     'rl-adv study --spec my.spec.json --out runs/mine   # your copy of rl-adv spec print',
     'rl-adv study --out runs/sim --resume',
+    'rl-adv study --out runs/sim-tuned --tune-kernel   # also tunes a kernel on 1000 free train tasks (not adopted)',
   ]);
   registerRevise(command, io);
 }
