@@ -48,6 +48,40 @@ export {
   type EstimatorContext,
 } from './estimators/registry.js';
 
+export { kernelFileLoo, type KernelFileOptions } from './estimators/kernel-file.js';
+
+// Kernel files, kernel families and the kernel tuner
+export {
+  KERNEL_FAMILIES,
+  TextCache,
+  TEXT_FEATURE_NAMES,
+  LENGTH_MEASURES,
+  textFeatures,
+  lengthCount,
+  KERNEL_FILE_FORMAT,
+  KERNEL_FILE_VERSION,
+  loadKernel,
+  kernelFileJson,
+  fitRidge,
+  predictRidge,
+  resolveKernelEstimatorName,
+  isKernelEstimatorName,
+  KERNEL_NAME_PREFIX,
+  type Embedder,
+  type KernelFamily,
+  type TextFeatureName,
+  type LengthMeasure,
+  type KernelFile,
+  type KernelInput,
+  type KernelFamilyFigures,
+  type KernelProvenance,
+  type LoadedKernel,
+  type JsonObject,
+  type Embedding,
+  type RidgeFit,
+  type ResolvedKernelName,
+} from './kernels/index.js';
+
 // Text
 export { TfidfVectorizer, type CsrMatrix, type TfidfOptions, type TfidfVectorizerJSON } from './text/tfidf.js';
 export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/tokenize.js';
