@@ -573,6 +573,37 @@ class PreflightEndToEndTest(unittest.TestCase):
         self.assertFalse(report["checks"]["reference_baseline_b"]["passed"])
         self.assertTrue(report["checks"]["baseline_loss"]["passed"])
 
+    def kernel_file_spec(self) -> str:
+        """The shipped spec with its GS1 arm on a kernel file (a hand-written length kernel) beside it."""
+        raw = read_json(support.SPEC_PATH)
+        raw["arms"][1]["advantage"] = "kernel:kernels/length.json"
+        os.makedirs(os.path.join(self.dir, "kernels"))
+        kernel = {"format": "rl-advantages/kernel", "version": 1, "family": "length",
+                  "params": {"measure": "chars", "kernel": "gaussian", "bandwidth": 0.5}, "fitted": {"sd": 0.75, "scale": 0.375}}
+        with open(os.path.join(self.dir, "kernels", "length.json"), "w") as handle:
+            json.dump(kernel, handle)
+        spec = os.path.join(self.dir, "spec.v2.json")
+        with open(spec, "w") as handle:
+            json.dump(raw, handle)
+        return spec
+
+    def test_a_kernel_file_arm_is_checked_through_serve(self) -> None:
+        # rl-adv study revise's arms: no Python reference of the kernel, so the hook is checked against a separate
+        # serve request, and the kernel's invariant (equal prompts give the LOO mean) through serve.
+        fakes.install()
+        argv = self.argv()
+        argv[argv.index("--spec") + 1] = self.kernel_file_spec()
+        code, _, err = run_script(preflight, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        report = read_json(self.out)
+        self.assertTrue(report["passed"])
+        self.assertEqual(report["estimator"], "kernel:" + os.path.join(self.dir, "kernels", "length.json"))
+        self.assertIn("rl-adv serve, a separate request", report["reference"])
+        self.assertEqual(set(report["checks"]), self.CHECKS | {"kernel_file_identical_prompts_loo_mean"})
+        code, _, err = run_script(preflight, argv + ["--offline"])
+        self.assertEqual(code, 0, err)
+        self.assertTrue(read_json(self.out)["checks"]["kernel_file_identical_prompts_loo_mean"]["passed"])
+
     def test_offline_needs_no_cookbook(self) -> None:
         code, _, err = run_script(preflight, self.argv() + ["--offline"])
         self.assertEqual(code, 0, err)
