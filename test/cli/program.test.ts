@@ -8,6 +8,7 @@ import { VERSION } from '../../src/version.js';
 import { rlAdv, specPath, tempDir } from './run.js';
 
 const COMMANDS = [
+  ['study', 'revise'],
   ['report'],
   ['advantages'],
   ['tfidf'],
