@@ -35,6 +35,10 @@ export function describeResumePoint(
   if (next === 'pilot' || next === 'arms') {
     const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(path.join(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
     where = ` (${steps.join(', ')})`;
+  } else if (next === 'tuning') {
+    // The tuning phase reuses what an interrupted attempt wrote.
+    const kept = ['tuning.jsonl', 'kernel.json'].filter((f) => existsSync(path.join(dir, f)));
+    if (kept.length > 0) where = ` (reusing ${kept.join(' and ')})`;
   }
   return `resuming: ${done.length > 0 ? `${done.join(', ')} done` : 'no phase done yet'}; continuing with ${next}${where}`;
 }

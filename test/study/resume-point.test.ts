@@ -47,6 +47,8 @@ describe('describeResumePoint', () => {
     const s = summary({ phases: { preflight: done, calibration: done } });
     expect(describeResumePoint(dir, s, arms, () => 60)).toBe('resuming: preflight, calibration done; continuing with pilot (grpo_g8 at step 0 of 3, gs1 at step 0 of 3)');
     expect(describeResumePoint(dir, s, arms, () => 60, [])).toBe('resuming: preflight, calibration done; continuing with tuning');
+    writeFileSync(path.join(dir, 'tuning.jsonl'), '');
+    expect(describeResumePoint(dir, s, arms, () => 60, [])).toBe('resuming: preflight, calibration done; continuing with tuning (reusing tuning.jsonl)');
     const tuned = summary({ phases: { preflight: done, calibration: done, tuning: done } });
     expect(describeResumePoint(dir, tuned, arms, () => 60)).toMatch(/^resuming: preflight, calibration, tuning done; continuing with pilot/);
   });
