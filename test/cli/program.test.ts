@@ -14,6 +14,7 @@ const COMMANDS = [
   ['tfidf', 'fit'],
   ['serve'],
   ['calibrate'],
+  ['tune-kernel'],
   ['gate-metrics'],
   ['gate'],
   ['decide'],
