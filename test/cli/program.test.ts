@@ -15,6 +15,7 @@ const COMMANDS = [
   ['tfidf', 'fit'],
   ['serve'],
   ['calibrate'],
+  ['tune-kernel'],
   ['gate-metrics'],
   ['gate'],
   ['decide'],

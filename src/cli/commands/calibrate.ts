@@ -68,7 +68,7 @@ export function calibrationText(c: BeffCalibration): string {
 }
 
 /** Reads calibration rows `{task_id, prompt, reward}` (other fields ignored). */
-function readRows(rows: readonly Row[]): CalibrationRow[] {
+export function readRows(rows: readonly Row[]): CalibrationRow[] {
   const what = 'each row is one rollout {task_id, prompt, reward}';
   const first = new Map<string, Row>();
   return rows.map((row) => {
