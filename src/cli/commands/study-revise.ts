@@ -2,6 +2,7 @@
 // study's treatment arm changes to a tuned kernel. Exit 0 written, 2 refused or bad input.
 import type { Command } from 'commander';
 import { loadGsm8k, resolveGsm8kDir } from '../../data/gsm8k.js';
+import { formatFigure } from '../../internal/figures.js';
 import { studyTrainItems } from '../../study/load-questions.js';
 import { writeRevisedSpec } from '../../study/revise.js';
 import type { SimQuestionSet } from '../../study/sim/questions.js';
@@ -31,10 +32,11 @@ function run(options: ReviseCliOptions, io: CliIo): void {
   });
   const r = revised.revision;
   const held = r.held_out as { ratio?: unknown; ratio_ci95?: unknown };
-  const ci = Array.isArray(held.ratio_ci95) ? ` [${held.ratio_ci95.join(', ')}]` : '';
+  const figure = (x: unknown): string => formatFigure(typeof x === 'number' ? x : null);
+  const ci = Array.isArray(held.ratio_ci95) ? ` [${held.ratio_ci95.map(figure).join(', ')}]` : '';
   io.stdout.write(
     `${options.out}: version ${r.previous_version + 1}, arm ${r.arm}: ${r.previous_advantage} -> ${r.advantage} ` +
-      `(${r.kernel_family}, held-out ratio ${String(held.ratio)}${ci}; ${r.tuning_tasks} tuning tasks, none in the gate's calibration set)\n`,
+      `(${r.kernel_family}, held-out ratio ${figure(held.ratio)}${ci}; ${r.tuning_tasks} tuning tasks, none in the gate's calibration set)\n`,
   );
 }
 
