@@ -117,7 +117,7 @@ describe('rl-adv study revise', () => {
     const ok = rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out, '--reason', 'cli test']);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/version 2, arm gs1_tfidf_g1: tfidf_kernel_loo_T0.1 -> kernel:run\/kernel.json \(length, held-out ratio 1.031 \[1.002, 1.06\]; 200 tuning tasks, none in the gate's calibration set\)/);
+    expect(ok.stdout).toMatch(/version 2, arm gs1_tfidf_g1: tfidf_kernel_loo_T0.1 -> kernel:run\/kernel.json \(length, held-out ratio 1.0310 \[1.0020, 1.0600\]; 200 tuning tasks, none in the gate's calibration set\)/);
     expect(JSON.parse(readFileSync(out, 'utf8')).revision.reason).toBe('cli test');
     const again = rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out]);
     expect([again.code, again.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --out .* exists; refusing to overwrite it/)]);
