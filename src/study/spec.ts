@@ -1,45 +1,13 @@
 // Loading and validating a study spec (the JSON of shared/seed/gs1-vs-grpo.spec.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
-import { RlAdvantagesError } from '../errors.js';
 import { parseEstimatorName } from '../estimators/registry.js';
 import { describe } from '../internal/validate.js';
+import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from './spec-problems.js';
 
-/** One problem found in a spec: where it is (a JSON path such as `arms[1].advantage`) and what is wrong. */
-export interface SpecProblem {
-  readonly path: string;
-  readonly message: string;
-}
+export { StudySpecError, type SpecProblem } from './spec-problems.js';
 
-/**
- * Thrown when a study spec (or one of its sections) is invalid. It lists every problem at once,
- * each with its JSON path, so a user fixes the spec in one pass. Always `instanceof RlAdvantagesError`
- * with `code === 'invalid_spec'`; `field` is the path of the first problem.
- *
- * @example
- * ```ts
- * import { loadStudySpec, StudySpecError } from 'rl-advantages';
- * try {
- *   loadStudySpec({ decision_rule: {}, activation_gate: {}, arms: [] });
- * } catch (error) {
- *   if (error instanceof StudySpecError) for (const p of error.problems) console.log(p.path, p.message);
- * }
- * ```
- */
-export class StudySpecError extends RlAdvantagesError {
-  /** Every problem found, in document order. Never empty. */
-  readonly problems: readonly SpecProblem[];
-
-  constructor(problems: readonly SpecProblem[], what = 'study spec') {
-    const lines = problems.map((p) => `  - ${p.path ? p.path + ' ' : ''}${p.message}`);
-    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super(`invalid ${what} (${count}):\n${lines.join('\n')}`, {
-      code: 'invalid_spec',
-      ...(problems[0]?.path ? { field: problems[0].path } : {}),
-    });
-    this.name = 'StudySpecError';
-    this.problems = problems;
-  }
-}
+/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
+export const KERNEL_PREFIX = 'kernel:';
 
 /** A criterion of a `paired_hoeffding` decision rule (METHOD section 5). */
 export interface DecisionCriterion {
@@ -107,53 +75,6 @@ export interface StudySpec {
   readonly arms: readonly StudyArm[];
   /** The full spec object as given (every section, including those the tool does not read). */
   readonly raw: Readonly<Record<string, unknown>>;
-}
-
-type Obj = Record<string, unknown>;
-
-/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
-export const KERNEL_PREFIX = 'kernel:';
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function key(path: string, name: string): string {
-  return path ? `${path}.${name}` : name;
-}
-
-/** Collects problems instead of throwing, so one pass reports all of them. */
-class Problems {
-  readonly list: SpecProblem[] = [];
-  add(path: string, message: string): void {
-    this.list.push({ path, message });
-  }
-  throwIfAny(what?: string): void {
-    if (this.list.length > 0) throw new StudySpecError(this.list, what);
-  }
-}
-
-function nonEmptyString(p: Problems, path: string, value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') {
-    p.add(path, `must be a non-empty string, got ${describe(value)}`);
-    return undefined;
-  }
-  return value;
-}
-
-function finiteNumber(p: Problems, path: string, value: unknown): number | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    p.add(path, `must be a finite number, got ${describe(value)}`);
-    return undefined;
-  }
-  return value;
-}
-
-function optionalInteger(p: Problems, path: string, value: unknown, min: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    p.add(path, `must be an integer >= ${min}, got ${describe(value)}`);
-  }
 }
 
 function collectCriterion(p: Problems, path: string, value: unknown): DecisionCriterion | undefined {
