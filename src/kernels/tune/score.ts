@@ -98,90 +98,114 @@ export function planRatio(plan: BatchPlan, sse: number): number {
   return a / c;
 }
 
+/** Candidates scored together: their weights of one pair of tasks share a cache line (16 x 4 bytes). */
+export const BLOCK = 16;
+
 /**
- * w_ab = exp(c - g_ab) for every pair of the plan's tasks, c the smallest off-diagonal energy (so every weight is in
- * [0, 1]), stored as float32 (relative error 6e-8 per weight, which moves a ratio by about 1e-8: a ranking figure; the
- * held-out figures use the exact float64 engine); the diagonal is never read. All 0 when every energy is +Infinity.
+ * w_ab = exp(c - g_ab) of every candidate for every pair a < b of the plan's tasks, c the candidate's smallest
+ * energy (so every weight is in [0, 1]), interleaved: pair a < b (number a (2K - a - 1) / 2 + b - a - 1 in row order)
+ * at that number times C, one weight per candidate. Stored as float32 (relative error 6e-8 per weight, which moves a ratio by about 1e-8: a ranking figure;
+ * the held-out figures use the exact float64 engine). All 0 for a candidate whose energies are all +Infinity.
  */
-function weightTable(embedding: Embedding): Float32Array {
-  const K = embedding.size;
-  const g = new Float64Array((K * (K - 1)) / 2);
-  let shift = Infinity;
-  let at = 0;
+function weightTable(embeddings: readonly Embedding[], K: number): Float32Array {
+  const C = embeddings.length;
+  const pairs = (K * (K - 1)) / 2;
+  const w = new Float32Array(pairs * C);
+  // Pass 1: each candidate's smallest energy. Pass 2, K rows at a time: the energies of a row for every candidate,
+  // then its weights written in pair order (so the writes walk the table forwards).
+  const shifts = embeddings.map((embedding) => {
+    let shift = Infinity;
+    for (let a = 0; a < K; a++) for (let b = a + 1; b < K; b++) shift = Math.min(shift, embedding.energy(a, b));
+    return shift;
+  });
+  const row = new Float64Array(K * C);
+  let p = 0;
   for (let a = 0; a < K; a++) {
+    embeddings.forEach((embedding, c) => {
+      const shift = shifts[c] as number;
+      for (let b = a + 1; b < K; b++) row[b * C + c] = shift === Infinity ? 0 : expNonPositive(shift - embedding.energy(a, b));
+    });
     for (let b = a + 1; b < K; b++) {
-      const e = embedding.energy(a, b);
-      g[at++] = e;
-      if (e < shift) shift = e;
-    }
-  }
-  const w = new Float32Array(K * K);
-  at = 0;
-  for (let a = 0; a < K; a++) {
-    for (let b = a + 1; b < K; b++) {
-      const x = shift === Infinity ? 0 : expNonPositive(shift - (g[at++] as number));
-      w[a * K + b] = x;
-      w[b * K + a] = x;
+      for (let c = 0; c < C; c++) w[p * C + c] = row[b * C + c] as number;
+      p++;
     }
   }
   return w;
 }
 
 /**
- * Sum over the plan's rollouts of (b - t)^2 for the kernel of `embedding` (over the plan's tasks): b_i as the
- * kernel_file estimator computes it (docs/method.md section 2.4), from w_kl = exp(c - g_kl) with one shift c (the
- * smallest off-diagonal energy), which gives the same ratio as the per-rollout shift up to rounding unless weights
- * underflow; a batch in which some rollout's weights all underflow (or are all 0) is recomputed exactly.
+ * Sum over the plan's rollouts of (b - t)^2 for each kernel of `embeddings` (over the plan's tasks, at most
+ * {@link BLOCK} of them): b_i as the kernel_file estimator computes it (docs/method.md section 2.4), from
+ * w_kl = exp(c - g_kl) with one shift c per kernel (its smallest energy), which gives the same ratio as the
+ * per-rollout shift up to rounding unless weights underflow; a batch in which some rollout's weights all underflow
+ * (or are all 0) is recomputed exactly for that kernel. A batch's tasks are in ascending order (planBatches), so
+ * each pair is read once, from the upper triangle.
  */
-export function scoreEmbedding(plan: BatchPlan, embedding: Embedding): number {
+export function scoreEmbeddings(plan: BatchPlan, embeddings: readonly Embedding[]): number[] {
   const K = plan.tasks;
   const B = plan.batchSize;
-  const w = weightTable(embedding);
-  const rows = new Int32Array(B);
+  const C = embeddings.length;
+  // Pair (a, b), a < b, is number a (2K - a - 1) / 2 + (b - a - 1) of the upper triangle in row order.
+  const rowStart = Int32Array.from({ length: K }, (_, a) => (a * (2 * K - a - 1)) / 2 - a - 1);
+  const w = weightTable(embeddings, K);
   const tasks = new Int32Array(B);
   const r = new Float64Array(B);
+  const num = new Float64Array(B * C);
+  const den = new Float64Array(B * C);
+  const batchSse = new Float64Array(C);
+  const sse = new Array<number>(C).fill(0);
   const exact = new Float64Array(B);
   const scratch = new Float64Array(B * B);
   const { taskOf, rewards, targets } = plan;
-  let sse = 0;
   for (let m = 0; m < plan.batches; m++) {
     const o = m * B;
     for (let i = 0; i < B; i++) {
-      const k = taskOf[o + i] as number;
-      tasks[i] = k;
-      rows[i] = k * K;
+      tasks[i] = taskOf[o + i] as number;
       r[i] = rewards[o + i] as number;
     }
-    let batchSse = 0;
-    let fallback = false;
+    num.fill(0);
+    den.fill(0);
     for (let i = 0; i < B; i++) {
-      const row = rows[i] as number;
-      let n = 0;
-      let d = 0;
-      for (let j = 0; j < i; j++) {
-        const x = w[row + (tasks[j] as number)] as number;
-        n += x * (r[j] as number);
-        d += x;
-      }
+      const rs = rowStart[tasks[i] as number] as number;
+      const ri = r[i] as number;
+      const ic = i * C;
       for (let j = i + 1; j < B; j++) {
-        const x = w[row + (tasks[j] as number)] as number;
-        n += x * (r[j] as number);
-        d += x;
+        const base = (rs + (tasks[j] as number)) * C;
+        const rj = r[j] as number;
+        const jc = j * C;
+        for (let c = 0; c < C; c++) {
+          const x = w[base + c] as number;
+          num[ic + c] = (num[ic + c] as number) + x * rj;
+          den[ic + c] = (den[ic + c] as number) + x;
+          num[jc + c] = (num[jc + c] as number) + x * ri;
+          den[jc + c] = (den[jc + c] as number) + x;
+        }
       }
-      if (!(d > TINY)) {
-        fallback = true;
-        break;
+    }
+    batchSse.fill(0);
+    for (let i = 0; i < B; i++) {
+      const t = targets[o + i] as number;
+      for (let c = 0; c < C; c++) {
+        const d = den[i * C + c] as number;
+        if (!(d > TINY)) batchSse[c] = NaN;
+        else batchSse[c] = (batchSse[c] as number) + ((num[i * C + c] as number) / d - t) ** 2;
       }
-      const e = n / d - (targets[o + i] as number);
-      batchSse += e * e;
     }
-    if (fallback) {
-      batchEnergiesInto(embedding, tasks, scratch);
-      energyBaselinesInto(scratch, r, exact);
-      batchSse = 0;
-      for (let i = 0; i < B; i++) batchSse += ((exact[i] as number) - (targets[o + i] as number)) ** 2;
+    for (let c = 0; c < C; c++) {
+      if (Number.isNaN(batchSse[c])) {
+        batchEnergiesInto(embeddings[c] as Embedding, tasks, scratch);
+        energyBaselinesInto(scratch, r, exact);
+        let s = 0;
+        for (let i = 0; i < B; i++) s += ((exact[i] as number) - (targets[o + i] as number)) ** 2;
+        batchSse[c] = s;
+      }
+      sse[c] = (sse[c] as number) + (batchSse[c] as number);
     }
-    sse += batchSse;
   }
   return sse;
+}
+
+/** {@link scoreEmbeddings} of one kernel. */
+export function scoreEmbedding(plan: BatchPlan, embedding: Embedding): number {
+  return scoreEmbeddings(plan, [embedding])[0] as number;
 }

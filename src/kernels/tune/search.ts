@@ -1,6 +1,6 @@
 // The search on one task set: the grid, then local refinement around the best few (docs/method.md section 4.3).
 import type { BatchPlan } from './score.js';
-import { planRatio, scoreEmbedding } from './score.js';
+import { BLOCK, planRatio, scoreEmbeddings } from './score.js';
 import { candidateKey, neighbours, type Candidate } from './grid.js';
 import { protocolEmbedding, type ProtocolContext, type TaskSet } from './protocol.js';
 
@@ -38,26 +38,35 @@ export function search(
 ): SearchResult {
   const seen = new Map<string, Scored>();
   const scored: Scored[] = [];
-  const score = (candidate: Candidate): Scored => {
-    const key = candidateKey(candidate);
-    const known = seen.get(key);
-    if (known !== undefined) return known;
-    const result = { candidate, score: planRatio(plan, scoreEmbedding(plan, protocolEmbedding(candidate, set, context))) };
-    seen.set(key, result);
-    scored.push(result);
-    return result;
+  // Scores the candidates not scored yet, BLOCK at a time, and returns every one's result.
+  const score = (candidates: readonly Candidate[]): Scored[] => {
+    const keys = candidates.map(candidateKey);
+    const taken = new Set<string>();
+    const fresh = candidates.filter((_, i) => {
+      const key = keys[i] as string;
+      if (seen.has(key) || taken.has(key)) return false;
+      taken.add(key);
+      return true;
+    });
+    for (let at = 0; at < fresh.length; at += BLOCK) {
+      const block = fresh.slice(at, at + BLOCK);
+      const sse = scoreEmbeddings(plan, block.map((c) => protocolEmbedding(c, set, context)));
+      block.forEach((candidate, c) => {
+        const result = { candidate, score: planRatio(plan, sse[c] as number) };
+        seen.set(candidateKey(candidate), result);
+        scored.push(result);
+      });
+      progress(Math.min(at + BLOCK, fresh.length), fresh.length);
+    }
+    return keys.map((key) => seen.get(key) as Scored);
   };
-  grid.forEach((c, i) => {
-    score(c);
-    progress(i + 1, grid.length);
-  });
+  score(grid);
   const starts = [...scored].sort((a, b) => b.score - a.score).slice(0, REFINE_STARTS);
   for (const start of starts) {
     let current = start;
     for (let round = 0; round < REFINE_ROUNDS; round++) {
       let next = current;
-      for (const n of neighbours(current.candidate)) {
-        const s = score(n);
+      for (const s of score(neighbours(current.candidate))) {
         if (s.score > next.score) next = s;
       }
       if (next === current) break;
