@@ -111,9 +111,10 @@ function weightTable(embeddings: readonly Embedding[], K: number): Float32Array 
   const C = embeddings.length;
   const pairs = (K * (K - 1)) / 2;
   const w = new Float32Array(pairs * C);
-  // Pass 1: each candidate's smallest energy. Pass 2, K rows at a time: the energies of a row for every candidate,
+  // Pass 1: each candidate's smallest energy (unless the family knows it). Pass 2, K rows at a time: the energies of a row for every candidate,
   // then its weights written in pair order (so the writes walk the table forwards).
   const shifts = embeddings.map((embedding) => {
+    if (embedding.minEnergy !== undefined) return embedding.minEnergy;
     let shift = Infinity;
     for (let a = 0; a < K; a++) for (let b = a + 1; b < K; b++) shift = Math.min(shift, embedding.energy(a, b));
     return shift;
