@@ -62,6 +62,8 @@ export {
   KERNEL_FILE_VERSION,
   loadKernel,
   kernelFileJson,
+  kernelFamilyRows,
+  type KernelFamilyChartRow,
   fitRidge,
   predictRidge,
   resolveKernelEstimatorName,

@@ -63,6 +63,11 @@ function words(text: string): number {
 /**
  * The count n of one {@link LengthMeasure} of a prompt (docs/method.md section 2.4): code points, whitespace words,
  * section-3 tokens, numerals and number words, or sentences (at least 1).
+ *
+ * @example
+ * ```ts
+ * lengthCount('Ann buys twelve pens for $3.50.', 'numbers'); // 2: "twelve" and "3.50"
+ * ```
  */
 export function lengthCount(prompt: string, measure: LengthMeasure): number {
   switch (measure) {

@@ -6,6 +6,8 @@ export {
   KERNEL_FILE_VERSION,
   loadKernel,
   kernelFileJson,
+  kernelFamilyRows,
+  type KernelFamilyChartRow,
   type KernelFile,
   type KernelInput,
   type KernelFamilyFigures,

@@ -135,3 +135,24 @@ export function kernelFileJson(file: KernelFile | LoadedKernel): string {
   const content = 'file' in file && 'embed' in file ? file.file : file;
   return JSON.stringify(content, null, 2) + '\n';
 }
+
+/** One family's row of the tuning chart (the shape of the report's `KernelFamilyRow`). */
+export interface KernelFamilyChartRow {
+  readonly family: string;
+  readonly tuning: number;
+  readonly heldOut: number | null;
+  readonly heldOutCi95: readonly [number, number] | null;
+}
+
+/**
+ * The per-family figures of a tuned kernel's provenance as chart rows (`kernelPage`, the study report's kernel chart);
+ * empty for a file without provenance.
+ *
+ * @example
+ * ```ts
+ * await kernelPage(kernelFamilyRows(loadKernel(json).file), 'kernel.json');
+ * ```
+ */
+export function kernelFamilyRows(file: KernelFile): KernelFamilyChartRow[] {
+  return (file.provenance?.per_family ?? []).map((f) => ({ family: f.family, tuning: f.tuning, heldOut: f.held_out, heldOutCi95: f.held_out_ci95 ?? null }));
+}

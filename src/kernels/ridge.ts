@@ -80,7 +80,14 @@ function choleskySolve(a: Float64Array, b: Float64Array, d: number): Float64Arra
   return x;
 }
 
-/** f = intercept + weights . z for every row of z. */
+/**
+ * f = intercept + weights . z for every row of row-major z.
+ *
+ * @example
+ * ```ts
+ * predictRidge({ weights: [2], intercept: 1 }, Float64Array.from([0, 3]), 1); // Float64Array [1, 7]
+ * ```
+ */
 export function predictRidge(fit: RidgeFit, z: Float64Array, dimension: number): Float64Array {
   const rows = z.length / dimension;
   const out = new Float64Array(rows);

@@ -7,6 +7,11 @@ export interface Embedding {
   readonly size: number;
   /** g(a, b) = g(b, a), never NaN; +Infinity means weight 0. */
   energy(a: number, b: number): number;
+  /**
+   * The smallest g(a, b) over a != b, when the family knows it without visiting every pair (the tuner's weight table
+   * uses it as its shift; any value at or below the smallest energy gives the same ratios).
+   */
+  readonly minEnergy?: number;
 }
 
 /**
@@ -74,11 +79,25 @@ export function tabulate(embedding: Embedding): Embedding & { readonly table: Fl
 
 /** g = (x_a - x_b)^2 / (2 s^2) (`gaussian`) or |x_a - x_b| / s (`laplace`) over one value per prompt. */
 export function scalarEmbedding(values: Float64Array, kernel: 'gaussian' | 'laplace', scale: number): Embedding {
+  // The closest two values (adjacent once sorted) give the smallest energy: computed as the energy of that pair.
+  let closest: [number, number] | null = null;
+  if (values.length >= 2) {
+    const order = Array.from({ length: values.length }, (_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+    let gap = Infinity;
+    for (let r = 1; r < order.length; r++) {
+      const d = (values[order[r] as number] as number) - (values[order[r - 1] as number] as number);
+      if (d < gap) {
+        gap = d;
+        closest = [order[r - 1] as number, order[r] as number];
+      }
+    }
+  }
+  let energy: (a: number, b: number) => number;
   if (kernel === 'gaussian') {
     const c = 1 / (2 * scale * scale);
-    return { size: values.length, energy: (a, b) => ((values[a] as number) - (values[b] as number)) ** 2 * c };
-  }
-  return { size: values.length, energy: (a, b) => Math.abs((values[a] as number) - (values[b] as number)) / scale };
+    energy = (a, b) => ((values[a] as number) - (values[b] as number)) ** 2 * c;
+  } else energy = (a, b) => Math.abs((values[a] as number) - (values[b] as number)) / scale;
+  return closest === null ? { size: values.length, energy } : { size: values.length, energy, minEnergy: energy(closest[0], closest[1]) };
 }
 
 /** g = |z_a - z_b|^2 / (2 s^2) (`rbf`) or -cos(z_a, z_b) / T (`cosine`, 0 for a zero vector) over row-major vectors. */

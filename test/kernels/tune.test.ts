@@ -27,7 +27,7 @@ function shuffled(rows: CalibrationRow[]): CalibrationRow[] {
   return rows.map((r, i) => ({ ...r, reward: rewards[i] as number }));
 }
 
-const OPTIONS = { families: ['length', 'difficulty', 'loo_batch_mean'] as const, batchSize: 16, batches: 400, seed: 3 };
+const OPTIONS = { families: ['length', 'difficulty', 'loo_batch_mean'] as const, batchSize: 16, batches: 250, seed: 3 };
 let structured: TuneKernelResult;
 
 describe('tuneKernel', () => {
@@ -64,6 +64,17 @@ describe('tuneKernel', () => {
     const again = tuneKernel(clustered(), { ...OPTIONS, families: [...OPTIONS.families] });
     expect(kernelFileJson(again.kernel)).toBe(kernelFileJson(structured.kernel));
     expect(again.heldOut).toEqual(structured.heldOut);
+  });
+
+  it('runs in corrected mode (G = 4 a task) and uses --train rows only to fit the ridge', () => {
+    const rng = seedrandom('corrected');
+    const base = clustered().slice(0, 200);
+    const rows = base.flatMap((r, k) => Array.from({ length: 4 }, () => ({ ...r, reward: rng() < 0.98 - 0.19 * (1 + (k % 5)) ? 1 : 0 })));
+    const train = clustered().slice(200, 300);
+    const result = tuneKernel(rows, { families: ['difficulty', 'loo_batch_mean'], batchSize: 16, batches: 200, seed: 1, train });
+    expect(result.mode).toBe('corrected');
+    expect(result.heldOut.ratio).toBeGreaterThan(1);
+    expect(result.kernel.provenance?.tuning_tasks).toHaveLength(300);
   });
 
   it('refuses train rows of an input task, and too few tasks for a batch', () => {

@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import type { CalibrationRow } from '../../calibration/rows.js';
 import { RlAdvantagesError } from '../../errors.js';
 import { KERNEL_FAMILIES, type KernelFamily } from '../../kernels/families/types.js';
-import { kernelFileJson, type KernelInput } from '../../kernels/kernel-file.js';
+import { kernelFamilyRows, kernelFileJson, type KernelInput } from '../../kernels/kernel-file.js';
 import { tuneKernel, type TuneKernelResult } from '../../kernels/tune/tune.js';
 import { kernelPage } from '../../report/pages.js';
 import { num, table } from '../format.js';
@@ -118,8 +118,7 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
   }
   await writeText(options.out, kernelFileJson(result.kernel), io, '--out');
   if (options.html !== undefined) {
-    const rows = result.perFamily.map((f) => ({ family: f.family, tuning: f.tuning, heldOut: f.held_out, heldOutCi95: f.held_out_ci95 ?? null }));
-    await writeText(options.html, await kernelPage(rows, `${options.input}: held out ${num(result.heldOut.ratio)}, selection bias ${num(result.selectionBias)}`), io, '--html');
+    await writeText(options.html, await kernelPage(kernelFamilyRows(result.kernel), `${options.input}: held out ${num(result.heldOut.ratio)}, selection bias ${num(result.selectionBias)}`), io, '--html');
   }
   if (options.json === true) {
     const p = result.kernel.provenance;

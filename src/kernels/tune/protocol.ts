@@ -94,7 +94,9 @@ export function protocolEmbedding(candidate: Candidate, set: TaskSet, context: P
   }
   if (candidate.family === 'product') {
     const [a, b] = (candidate.params.factors as readonly Candidate[]).map((f) => protocolEmbedding(f, set, context)) as [Embedding, Embedding];
-    return { size: a.size, energy: (i, j) => a.energy(i, j) + b.energy(i, j) };
+    const energy = (i: number, j: number) => a.energy(i, j) + b.energy(i, j);
+    // The sum of the factors' smallest energies is at or below the product's smallest.
+    return a.minEnergy === undefined || b.minEnergy === undefined ? { size: a.size, energy } : { size: a.size, energy, minEnergy: a.minEnergy + b.minEnergy };
   }
   const base = baseEmbedding(candidate, set, context);
   if (base !== null) return base;
@@ -120,10 +122,13 @@ function baseEmbedding(candidate: Candidate, set: TaskSet, context: ProtocolCont
     baseParams = { metric: p.metric as string, bandwidth: p.metric === 'rbf' ? Math.SQRT1_2 : 1 };
   } else return null;
   const definition = familyDefinition(candidate.family);
-  const table = context.cache.memo(`base\u0000${set.name}\u0000${candidate.family}\u0000${JSON.stringify(baseParams)}`, () =>
-    tabulate(definition.make(baseParams, definition.fit(baseParams, fitData(set, context)))(set.prompts, context.cache)),
-  );
-  return { size: table.size, energy: (a, b) => table.energy(a, b) / divisor };
+  const { table, min } = context.cache.memo(`base\u0000${set.name}\u0000${candidate.family}\u0000${JSON.stringify(baseParams)}`, () => {
+    const t = tabulate(definition.make(baseParams, definition.fit(baseParams, fitData(set, context)))(set.prompts, context.cache));
+    let m = Infinity;
+    for (let a = 0; a < t.size; a++) for (let b = a + 1; b < t.size; b++) m = Math.min(m, t.energy(a, b));
+    return { table: t, min: m };
+  });
+  return { size: table.size, energy: (a, b) => table.energy(a, b) / divisor, minEnergy: min / divisor };
 }
 
 /** The candidate refitted on a set (every part, the ridge on all its tasks and the train tasks): params and fitted parts. */

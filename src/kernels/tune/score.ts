@@ -111,9 +111,10 @@ function weightTable(embeddings: readonly Embedding[], K: number): Float32Array 
   const C = embeddings.length;
   const pairs = (K * (K - 1)) / 2;
   const w = new Float32Array(pairs * C);
-  // Pass 1: each candidate's smallest energy. Pass 2, K rows at a time: the energies of a row for every candidate,
+  // Pass 1: each candidate's smallest energy (unless the family knows it). Pass 2, K rows at a time: the energies of a row for every candidate,
   // then its weights written in pair order (so the writes walk the table forwards).
   const shifts = embeddings.map((embedding) => {
+    if (embedding.minEnergy !== undefined) return embedding.minEnergy;
     let shift = Infinity;
     for (let a = 0; a < K; a++) for (let b = a + 1; b < K; b++) shift = Math.min(shift, embedding.energy(a, b));
     return shift;
@@ -150,9 +151,9 @@ export function scoreEmbeddings(plan: BatchPlan, embeddings: readonly Embedding[
   const w = weightTable(embeddings, K);
   const tasks = new Int32Array(B);
   const r = new Float64Array(B);
-  const num = new Float64Array(B * C);
-  const den = new Float64Array(B * C);
-  const batchSse = new Float64Array(C);
+  const t = new Float64Array(B);
+  // idx[i B + j] = where the weights of the pair of rollouts i and j start in the table (either order).
+  const idx = new Int32Array(B * B);
   const sse = new Array<number>(C).fill(0);
   const exact = new Float64Array(B);
   const scratch = new Float64Array(B * B);
@@ -162,44 +163,45 @@ export function scoreEmbeddings(plan: BatchPlan, embeddings: readonly Embedding[
     for (let i = 0; i < B; i++) {
       tasks[i] = taskOf[o + i] as number;
       r[i] = rewards[o + i] as number;
+      t[i] = targets[o + i] as number;
     }
-    num.fill(0);
-    den.fill(0);
     for (let i = 0; i < B; i++) {
       const rs = rowStart[tasks[i] as number] as number;
-      const ri = r[i] as number;
-      const ic = i * C;
       for (let j = i + 1; j < B; j++) {
-        const base = (rs + (tasks[j] as number)) * C;
-        const rj = r[j] as number;
-        const jc = j * C;
-        for (let c = 0; c < C; c++) {
-          const x = w[base + c] as number;
-          num[ic + c] = (num[ic + c] as number) + x * rj;
-          den[ic + c] = (den[ic + c] as number) + x;
-          num[jc + c] = (num[jc + c] as number) + x * ri;
-          den[jc + c] = (den[jc + c] as number) + x;
-        }
+        const p = (rs + (tasks[j] as number)) * C;
+        idx[i * B + j] = p;
+        idx[j * B + i] = p;
       }
     }
-    batchSse.fill(0);
-    for (let i = 0; i < B; i++) {
-      const t = targets[o + i] as number;
-      for (let c = 0; c < C; c++) {
-        const d = den[i * C + c] as number;
-        if (!(d > TINY)) batchSse[c] = NaN;
-        else batchSse[c] = (batchSse[c] as number) + ((num[i * C + c] as number) / d - t) ** 2;
-      }
-    }
+    // One kernel at a time: the first reads the batch's pairs into the cache, the others find them there.
     for (let c = 0; c < C; c++) {
-      if (Number.isNaN(batchSse[c])) {
+      let batchSse = 0;
+      let fallback = false;
+      for (let i = 0; i < B && !fallback; i++) {
+        const row = i * B;
+        let n = 0;
+        let d = 0;
+        for (let j = 0; j < i; j++) {
+          const x = w[(idx[row + j] as number) + c] as number;
+          n += x * (r[j] as number);
+          d += x;
+        }
+        for (let j = i + 1; j < B; j++) {
+          const x = w[(idx[row + j] as number) + c] as number;
+          n += x * (r[j] as number);
+          d += x;
+        }
+        if (!(d > TINY)) fallback = true;
+        const e = n / d - (t[i] as number);
+        batchSse += e * e;
+      }
+      if (fallback) {
         batchEnergiesInto(embeddings[c] as Embedding, tasks, scratch);
         energyBaselinesInto(scratch, r, exact);
-        let s = 0;
-        for (let i = 0; i < B; i++) s += ((exact[i] as number) - (targets[o + i] as number)) ** 2;
-        batchSse[c] = s;
+        batchSse = 0;
+        for (let i = 0; i < B; i++) batchSse += ((exact[i] as number) - (t[i] as number)) ** 2;
       }
-      sse[c] = (sse[c] as number) + (batchSse[c] as number);
+      sse[c] = (sse[c] as number) + batchSse;
     }
   }
   return sse;
