@@ -212,7 +212,7 @@ export { renderReport } from './report/markdown.js';
 
 // Report: report.html and the charts
 export { writeStudyReports, type WrittenReports } from './report/write.js';
-export { readStudyArtifacts, parseEvalItems, kernelFamilyRows } from './report/artifacts.js';
+export { readStudyArtifacts, parseEvalItems, studyKernelFamilyRows } from './report/artifacts.js';
 export { renderStudyHtml, gateBar, SIM_BANNER, type StudyArtifacts } from './report/study-html.js';
 export { calibrationPage, decisionPage, powerPage, kernelPage } from './report/pages.js';
 export type { CalibrationFigures, CalibrationEstimatorFigures, DecisionFigures } from './report/sections.js';

@@ -77,12 +77,12 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
   const kernel = summary.tuning?.kernel;
   if (kernel !== null && kernel !== undefined) {
     files.push(kernel.file);
-    return { summary, evalItems, files, kernelFamilies: kernelFamilyRows(kernel) };
+    return { summary, evalItems, files, kernelFamilies: studyKernelFamilyRows(kernel) };
   }
   return { summary, evalItems, files };
 }
 
 /** The kernel chart's rows (chart 7) from the tuned kernel's per-family figures in summary.json. */
-export function kernelFamilyRows(kernel: TuningKernelSummary): KernelFamilyRow[] {
+export function studyKernelFamilyRows(kernel: TuningKernelSummary): KernelFamilyRow[] {
   return kernel.per_family.map((f) => ({ family: f.family, tuning: f.tuning, heldOut: f.held_out, heldOutCi95: f.held_out_ci95 ?? null }));
 }
