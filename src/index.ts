@@ -48,6 +48,48 @@ export {
   type EstimatorContext,
 } from './estimators/registry.js';
 
+export { kernelFileLoo, type KernelFileOptions } from './estimators/kernel-file.js';
+
+// Kernel files, kernel families and the kernel tuner
+export {
+  KERNEL_FAMILIES,
+  TextCache,
+  TEXT_FEATURE_NAMES,
+  LENGTH_MEASURES,
+  textFeatures,
+  lengthCount,
+  KERNEL_FILE_FORMAT,
+  KERNEL_FILE_VERSION,
+  loadKernel,
+  kernelFileJson,
+  kernelFamilyRows,
+  type KernelFamilyChartRow,
+  fitRidge,
+  predictRidge,
+  resolveKernelEstimatorName,
+  isKernelEstimatorName,
+  KERNEL_NAME_PREFIX,
+  tuneKernel,
+  type TuneKernelResult,
+  type TuneDirection,
+  type TuneKernelOptions,
+  type Candidate,
+  type HeldOutRatio,
+  type Embedder,
+  type KernelFamily,
+  type TextFeatureName,
+  type LengthMeasure,
+  type KernelFile,
+  type KernelInput,
+  type KernelFamilyFigures,
+  type KernelProvenance,
+  type LoadedKernel,
+  type JsonObject,
+  type Embedding,
+  type RidgeFit,
+  type ResolvedKernelName,
+} from './kernels/index.js';
+
 // Text
 export { TfidfVectorizer, type CsrMatrix, type TfidfOptions, type TfidfVectorizerJSON } from './text/tfidf.js';
 export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/tokenize.js';
@@ -115,6 +157,7 @@ export {
   type GateCheck,
   type StudyArm,
   type SpecProblem,
+  KERNEL_PREFIX,
 } from './study/spec.js';
 export {
   evaluateGate,
@@ -148,18 +191,34 @@ export {
   CALIBRATION_ROLLOUTS,
   PILOT_STEPS,
   PILOT_EVAL_ITEMS,
+  OPTIONAL_PHASES,
+  TUNING_TASKS,
   type StudySummary,
   type PhaseRecord,
   type StudyPhase,
   type CalibrationSummary,
   type StudyDesignPower,
+  type TuningSummary,
+  type TuningKernelSummary,
 } from './study/summary.js';
+export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './study/revise.js';
+export {
+  studyOrder,
+  studyTaskRanges,
+  gateCalibrationTasks,
+  tuningTaskRows,
+  specSteps,
+  STUDY_ORDER_BACKENDS,
+  type StudyTaskRanges,
+} from './study/task-sets.js';
+export { numpyPermutation } from './study/numpy-order.js';
+export { armKernels } from './study/arm-kernels.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './study/options.js';
 export { renderReport } from './report/markdown.js';
 
 // Report: report.html and the charts
 export { writeStudyReports, type WrittenReports } from './report/write.js';
-export { readStudyArtifacts, parseEvalItems } from './report/artifacts.js';
+export { readStudyArtifacts, parseEvalItems, studyKernelFamilyRows } from './report/artifacts.js';
 export { renderStudyHtml, gateBar, SIM_BANNER, type StudyArtifacts } from './report/study-html.js';
 export { calibrationPage, decisionPage, powerPage, kernelPage } from './report/pages.js';
 export type { CalibrationFigures, CalibrationEstimatorFigures, DecisionFigures } from './report/sections.js';
@@ -172,7 +231,7 @@ export { decisionChartSpec, type DecisionCriterionRow } from './report/charts/de
 export { powerChartSpec, type PowerRow } from './report/charts/power.js';
 export { accuracyChartSpec, wilsonInterval, pairedTable, type ArmAccuracy, type PairedTable } from './report/charts/accuracy.js';
 export { kernelChartSpec, type KernelFamilyRow } from './report/charts/kernel.js';
-export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck } from './study/backends/types.js';
+export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest } from './study/backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './study/backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './study/backends/preflight.js';
 export { createSimBackend } from './study/sim/backend.js';

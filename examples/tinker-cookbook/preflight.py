@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rl_adv_examples import fixed_batch as fb  # noqa: E402
 from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
-from rl_adv_examples.common import DriverError, load_spec, main_wrapper, require_modules, require_tinker_api_key  # noqa: E402
+from rl_adv_examples.common import DriverError, is_kernel_file, load_spec, main_wrapper, require_modules, require_tinker_api_key  # noqa: E402
 from rl_adv_examples.provenance import check_cookbook_revision  # noqa: E402
 from rl_adv_examples.kernel_reference import kernel_reference, kernel_reference_pure, temperature_of, tfidf_vectors_pure  # noqa: E402,F401
 from rl_adv_examples.grading import GradingError, load_gsm8k, resolve_gsm8k_dir  # noqa: E402
@@ -135,13 +135,31 @@ def loss_and_gradient_checks(prefix: str, measured: Sequence[float], reference: 
 # The two paths
 
 
+def reference_baselines(estimator: str, corpus: Sequence[str], prompts: Sequence[str], rewards: Sequence[float], serve: RlAdvServe) -> tuple[list[float], str]:
+    """The baselines the hooked path is compared with. For a TF-IDF arm, the independent float64 reference; for a
+    kernel file (``kernel:PATH``, rl-adv study revise) there is no Python reimplementation of its families, so the
+    reference is a separate ``rl-adv serve`` request: the check then covers the hook's plumbing (datums, loss,
+    gradient), and the kernel's own invariants are the library preflight's ``kernel_file_*`` checks."""
+    if is_kernel_file(estimator):
+        return list(serve.compute(estimator, rewards, prompts=prompts).baselines), "rl-adv serve, a separate request (kernel file: no independent Python reference)"
+    return kernel_reference(corpus, prompts, rewards, temperature_of(estimator))
+
+
+def kernel_file_loo_check(estimator: str, question: str, serve: RlAdvServe, tol: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """A kernel file on 16 copies of one prompt gives the LOO batch mean (equal prompts, equal weights)."""
+    rewards = [float(i % 3 == 0) for i in range(16)]
+    loo = [(sum(rewards) - r) / 15 for r in rewards]
+    result = serve.compute(estimator, rewards, prompts=[question] * 16)
+    return compare(result.baselines, loo, 1e-12, 0.0)
+
+
 def reference_check(groups_spec: list[dict[str, Any]], estimator: str, corpus: Sequence[str], serve: RlAdvServe, tol: dict[str, dict[str, float]]) -> tuple[dict[str, Any], str]:
     """The kernel through ``rl-adv serve`` vs the float64 reference of the spec's code."""
     prompts = [g["question"] for g in groups_spec for _ in g["rewards"]]
     rewards = [float(r) for g in groups_spec for r in g["rewards"]]
     tokens = [n for g in groups_spec for n in g["tokens"]]
     result = serve.compute(estimator, rewards, prompts=prompts)
-    ref_b, source = kernel_reference(corpus, prompts, rewards, temperature_of(estimator))
+    ref_b, source = reference_baselines(estimator, corpus, prompts, rewards, serve)
     ref_a = [r - b for r, b in zip(rewards, ref_b)]
     lt = tol["reference_loss"]
     checks = {
@@ -150,6 +168,8 @@ def reference_check(groups_spec: list[dict[str, Any]], estimator: str, corpus: S
         "reference_self_weight": {"max_self_weight": result.max_self_weight, "passed": result.max_self_weight == 0.0},
     }
     checks.update(loss_and_gradient_checks("reference", result.advantages, ref_a, tokens, tol))
+    if is_kernel_file(estimator):
+        checks["kernel_file_identical_prompts_loo_mean"] = kernel_file_loo_check(estimator, prompts[0], serve, tol)
     return checks, source
 
 
@@ -261,7 +281,7 @@ async def spec_preflight(args: argparse.Namespace, spec: Any, tol: dict[str, dic
     hooked = await path.datums(builders, groups, hook)
     prompts = [g["question"] for g in batch["gs1"] for _ in g["trajectories"]]
     rewards = [float(r) for g in groups for r in g.get_total_rewards()]
-    ref_b, source = kernel_reference(train_questions, prompts, rewards, temperature_of(gs1.advantage))
+    ref_b, source = reference_baselines(gs1.advantage, train_questions, prompts, rewards, serve)
     ref_a = [r - b for r, b in zip(rewards, ref_b)]
     offsets = [0]
     for g in groups:
@@ -274,6 +294,8 @@ async def spec_preflight(args: argparse.Namespace, spec: Any, tol: dict[str, dic
     checks["reference_advantages"] = compare(fb.datum_advantages(hooked), ref_a, lt["atol"], lt["rtol"])
     checks["reference_self_weight"] = {"max_self_weight": served.max_self_weight, "passed": served.max_self_weight == 0.0}
     checks.update(pair_checks("reference", await path.loss(hooked), await path.loss(list(reference)), tol))
+    if is_kernel_file(gs1.advantage):
+        checks["kernel_file_identical_prompts_loo_mean"] = kernel_file_loo_check(gs1.advantage, prompts[0], serve, tol)
     report["reference"] = source
     report["forward_client"] = {"base_model": spec.base_model, "lora_rank": spec.lora_rank, "seed": grpo.seed, "updated": False}
     return checks
@@ -303,7 +325,8 @@ def run(argv: list[str] | None) -> int:
     spec = load_spec(args.spec)
     tol = spec_tolerances(spec.raw)
     estimator = spec.kernel_arm().advantage
-    temperature_of(estimator)
+    if not is_kernel_file(estimator):
+        temperature_of(estimator)
     try:
         data_dir = resolve_gsm8k_dir(args.data_dir)
         items = load_gsm8k(data_dir, "train")

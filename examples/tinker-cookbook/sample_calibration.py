@@ -7,12 +7,17 @@ Tasks: the last 64 GSM8K train questions of the seed-0 shuffled train order, the
 at temperature 1 and max_tokens 512 in the cookbook's own math environment (``MathEnv`` with the standard
 few-shot prefix, its reward ``correct + 0.1 * (format_ok - 1)``), all within a 10-minute cap.
 
+Tuning mode (``--first F``, ``rl-adv study --tune-kernel``): the tasks are the ``--tasks`` first of the order from
+position ``F`` on (after the tasks the arms train on), skipping the rows of ``--exclude-rows`` and the last 64
+(the calibration set), one rollout each by default: the study's tuning rows for ``rl-adv tune-kernel``.
+
 Writes ``calibration.jsonl``: one ``{"task_id": "gsm8k_train_<row>", "prompt": <question>, "reward": r}``
 line per rollout (``<row>`` is the row of train.jsonl), for ``rl-adv calibrate``.
 
 Example::
 
     python sample_calibration.py --spec ../../specs/gs1-vs-grpo.json --out /tmp/rx-gs1/calibration.jsonl
+    python sample_calibration.py --spec ../../specs/gs1-vs-grpo.json --out /tmp/rx-gs1/tuning.jsonl --first 1920 --tasks 1000 --rollouts 1
 
 Exit codes: 0 done; 1 sampling failed or the cap left tasks unsampled (the finished ones are written);
 2 bad input or a missing prerequisite.
@@ -59,6 +64,33 @@ def calibration_tasks(items: Sequence[Gsm8kItem], order: Sequence[int], n_tasks:
     return [items[i] for i in order[len(order) - n_tasks :]]
 
 
+def range_tasks(
+    items: Sequence[Gsm8kItem], order: Sequence[int], first: int, n_tasks: int, exclude: Sequence[int] = (), calibration: int = 64
+) -> list[Gsm8kItem]:
+    """The first ``n_tasks`` items of ``order[first:]`` that are neither in ``exclude`` (train rows) nor among the
+    last ``calibration`` of the order (the calibration set), in shuffled order."""
+    if sorted(order) != list(range(len(items))):
+        raise DriverError(f"the shuffle order is not a permutation of the {len(items)} train rows")
+    end = len(order) - calibration
+    if not 0 <= first < end:
+        raise DriverError(f"--first must be between 0 and {end - 1} (before the last {calibration} tasks, the calibration set), got {first}")
+    skip = set(exclude)
+    rows = [row for row in order[first:end] if row not in skip][:n_tasks]
+    if n_tasks < 1 or len(rows) < n_tasks:
+        raise DriverError(f"--tasks must be between 1 and {len(rows)} from --first {first}, got {n_tasks}")
+    return [items[i] for i in rows]
+
+
+def parse_rows(text: str | None) -> list[int]:
+    """``--exclude-rows``: comma-separated train rows (empty for none)."""
+    if not text:
+        return []
+    try:
+        return [int(x) for x in text.split(",") if x.strip() != ""]
+    except ValueError:
+        raise DriverError(f"--exclude-rows must be comma-separated train rows, got {text[:80]!r}") from None
+
+
 def calibration_rows(tasks: Sequence[Gsm8kItem], rewards_by_task: Sequence[Sequence[float] | None]) -> list[dict[str, Any]]:
     """One row per rollout of every finished task (``None`` marks a task the cap cut off)."""
     rows = []
@@ -77,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default=None, help="GSM8K folder with train.jsonl (default: $GSM8K_DIR, else the rl-adv cache filled by rl-adv data gsm8k)")
     p.add_argument("--checkpoint", default=None, help="tinker:// sampler path of the starting policy (default: the base model)")
     p.add_argument("--tasks", type=int, default=64)
-    p.add_argument("--rollouts", type=int, default=8)
+    p.add_argument("--rollouts", type=int, default=None, help="rollouts per task (default 8; 1 with --first)")
+    p.add_argument("--first", type=int, default=None, help="tuning mode: take the tasks from this position of the order on (default: the last --tasks)")
+    p.add_argument("--exclude-rows", default=None, help="tuning mode: comma-separated train rows to skip")
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--max-tokens", type=int, default=512)
     p.add_argument("--seed", type=int, default=0, help="the shuffle seed of the training order (the arms' seed)")
@@ -138,13 +172,23 @@ async def sample_rewards(args: argparse.Namespace, spec: Any, tasks: Sequence[Gs
 def run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     spec = load_spec(args.spec)
-    if args.rollouts < 2:
-        raise DriverError(f"--rollouts must be at least 2 (calibration needs G >= 2), got {args.rollouts}")
+    tuning = args.first is not None
+    if args.rollouts is None:
+        args.rollouts = 1 if tuning else 8
+    if args.rollouts < (1 if tuning else 2):
+        need = "at least 1" if tuning else "at least 2 (calibration needs G >= 2; --first samples tuning rows with 1)"
+        raise DriverError(f"--rollouts must be {need}, got {args.rollouts}")
+    if args.exclude_rows is not None and not tuning:
+        raise DriverError("--exclude-rows applies with --first only")
     try:
         items = load_gsm8k(resolve_gsm8k_dir(args.data_dir), "train")
     except GradingError as error:
         raise DriverError(str(error)) from None
-    tasks = calibration_tasks(items, shuffled_order(len(items), args.seed), args.tasks)
+    order = shuffled_order(len(items), args.seed)
+    if tuning:
+        tasks = range_tasks(items, order, args.first, args.tasks, parse_rows(args.exclude_rows))
+    else:
+        tasks = calibration_tasks(items, order, args.tasks)
     require_tinker_api_key()
     started = time.monotonic()
     rewards = asyncio.run(sample_rewards(args, spec, tasks))

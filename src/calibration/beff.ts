@@ -2,6 +2,7 @@
 import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
+import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { createBaselineEngine } from './engines.js';
 import { jackknifeRatio } from './jackknife.js';
@@ -52,6 +53,11 @@ export interface CalibrateBeffOptions {
   seed?: string | number;
   /** The fitted vectorizer, needed by `tfidf_kernel_loo_T<T>` and `length_bucket_loo`. */
   vectorizer?: TfidfVectorizer;
+  /**
+   * Loaded kernel files by estimator name: an estimator named `kernel:PATH` (or any name listed here) is scored with
+   * the kernel given for it (docs/method.md section 2.4). See `loadKernel` and `resolveKernelEstimatorName`.
+   */
+  kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -187,7 +193,14 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
   const names = [reference, ...estimators.filter((name) => name !== reference)].filter(
     (name, i, all) => all.indexOf(name) === i,
   );
-  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, onProgress: o.onProgress };
+  const kernels = o.kernels ?? {};
+  if (typeof kernels !== 'object' || kernels === null || Array.isArray(kernels)) {
+    throw new RlAdvantagesError(`kernels must be an object of loaded kernels by estimator name, got ${describe(kernels)}`, {
+      code: 'bad_option',
+      field: 'kernels',
+    });
+  }
+  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress };
 }
 
 /**
@@ -247,7 +260,7 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
   const o = readOptions(options, table.count);
   const prepared = prepare(table);
   const engines = o.names.map((name, i) =>
-    createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator'),
+    createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator', undefined, o.kernels),
   );
   const rng = seedrandom(String(o.seed)) as { quick(): number };
   const report = o.onProgress ?? (() => undefined);

@@ -1,13 +1,18 @@
 // Fast per-batch baselines for calibration. A calibration draws tens of thousands of batches from a
-// fixed set of K tasks, so everything that depends on the task alone (TF-IDF rows, pairwise cosines,
-// length buckets) is computed once here and each batch only does the O(B^2) kernel arithmetic, with no
-// allocation. Each engine follows its estimator's definition and summation order (src/estimators/*,
-// docs/method.md section 2), so it gives what createEstimator(name).compute(batch) gives up to rounding;
+// fixed set of K tasks, so everything that depends on the task alone (TF-IDF rows, pairwise energies,
+// length buckets) is computed once (src/kernels/engine.ts) and each batch only does the O(B^2) kernel
+// arithmetic, with no allocation. The kernels are the families of src/kernels (docs/method.md section 2.4),
+// so each engine gives what createEstimator(name).compute(batch) gives up to rounding;
 // test/calibration/engines.test.ts checks agreement within 1e-12.
 import { RlAdvantagesError } from '../errors.js';
 import { createEstimator, parseEstimatorName } from '../estimators/registry.js';
 import { looMeansInto } from '../internal/batch.js';
-import { TfidfVectorizer, type CsrMatrix } from '../text/tfidf.js';
+import { kernelBaselineFunction, DENSE_TASK_LIMIT } from '../kernels/engine.js';
+import { bucketEmbedding } from '../kernels/families/references.js';
+import { tfidfEmbedding } from '../kernels/families/tfidf.js';
+import type { LoadedKernel } from '../kernels/kernel-file.js';
+import type { Embedding } from '../kernels/weights.js';
+import { TfidfVectorizer } from '../text/tfidf.js';
 
 /** Computes the baselines of one batch. Internal to calibration. */
 export interface BaselineEngine {
@@ -19,154 +24,13 @@ export interface BaselineEngine {
   compute(taskOf: Int32Array, rewards: Float64Array, out: Float64Array): void;
 }
 
-/** Above this many tasks the K x K cosine table (8 K^2 bytes) is not kept; cosines are formed per batch. */
-const DENSE_TASK_LIMIT = 2048;
-
 function looEngine(): BaselineEngine {
   return { name: 'loo_batch_mean', compute: (_taskOf, rewards, out) => void looMeansInto(rewards, out) };
 }
 
-/**
- * <x_a, x_b> of two CSR rows, summed over their common columns in ascending order (the order in which
- * sparseSimilarityRow accumulates out[b] for row a). Products commute exactly, so rowDot(a, b) and
- * rowDot(b, a) have the same bits and the cosine table is exactly symmetric.
- */
-function rowDot(x: CsrMatrix, a: number, b: number): number {
-  let p = x.indptr[a] as number;
-  const pEnd = x.indptr[a + 1] as number;
-  let q = x.indptr[b] as number;
-  const qEnd = x.indptr[b + 1] as number;
-  let dot = 0;
-  while (p < pEnd && q < qEnd) {
-    const cp = x.indices[p] as number;
-    const cq = x.indices[q] as number;
-    if (cp === cq) {
-      dot += (x.data[p] as number) * (x.data[q] as number);
-      p++;
-      q++;
-    } else if (cp < cq) p++;
-    else q++;
-  }
-  return dot;
-}
-
-function tfidfKernelEngine(
-  name: string,
-  temperature: number,
-  prompts: readonly string[],
-  vectorizer: TfidfVectorizer,
-  denseLimit: number,
-): BaselineEngine {
-  // TF-IDF rows of every task, once per calibration.
-  const x = vectorizer.transform(prompts);
-  const count = prompts.length;
-  let cosine: (a: number, b: number) => number;
-  if (count <= denseLimit) {
-    const table = new Float64Array(count * count);
-    for (let a = 0; a < count; a++) {
-      for (let b = a; b < count; b++) {
-        const s = rowDot(x, a, b);
-        table[a * count + b] = s;
-        table[b * count + a] = s;
-      }
-    }
-    cosine = (a, b) => table[a * count + b] as number;
-  } else {
-    cosine = (a, b) => rowDot(x, a, b);
-  }
-  let scratch = new Float64Array(0);
-  return {
-    name,
-    // The stabilised kernel of docs/method.md section 2 over singleton rollouts: m_i = max_{j != i} s_ij,
-    // b_i = sum_{j != i} exp((s_ij - m_i)/T) r_j / sum_{j != i} exp((s_ij - m_i)/T).
-    compute(taskOf, rewards, out) {
-      const size = rewards.length;
-      if (scratch.length !== size * size) scratch = new Float64Array(size * size);
-      for (let i = 0; i < size; i++) {
-        const ki = taskOf[i] as number;
-        for (let j = i + 1; j < size; j++) {
-          const s = cosine(ki, taskOf[j] as number);
-          scratch[i * size + j] = s;
-          scratch[j * size + i] = s;
-        }
-      }
-      for (let i = 0; i < size; i++) {
-        const row = i * size;
-        let max = -Infinity;
-        for (let j = 0; j < size; j++) {
-          if (j === i) continue;
-          const s = scratch[row + j] as number;
-          if (s > max) max = s;
-        }
-        let numerator = 0;
-        let denominator = 0;
-        for (let j = 0; j < size; j++) {
-          if (j === i) continue;
-          const w = Math.exp(((scratch[row + j] as number) - max) / temperature);
-          numerator += w * (rewards[j] as number);
-          denominator += w;
-        }
-        out[i] = numerator / denominator;
-      }
-    },
-  };
-}
-
-function lengthBucketEngine(prompts: readonly string[], vectorizer: TfidfVectorizer): BaselineEngine {
-  const [q1, q2, q3] = vectorizer.tokenCountQuartiles;
-  const counts = vectorizer.tokenCounts(prompts);
-  const bucketOf = new Int32Array(prompts.length);
-  for (let k = 0; k < prompts.length; k++) {
-    const length = counts[k] as number;
-    bucketOf[k] = Number(length >= q1) + Number(length >= q2) + Number(length >= q3);
-  }
-  let members = new Int32Array(0);
-  let loo = new Float64Array(0);
-  const fill = new Int32Array(4);
-  return {
-    name: 'length_bucket_loo',
-    // As lengthBucketLoo: the mean of the other rollouts in i's bucket (prefix plus suffix sums in
-    // batch order), or the LOO batch mean when i is alone in its bucket.
-    compute(taskOf, rewards, out) {
-      const size = rewards.length;
-      if (members.length !== 4 * size) {
-        members = new Int32Array(4 * size);
-        loo = new Float64Array(size);
-      }
-      fill.fill(0);
-      for (let i = 0; i < size; i++) {
-        const bucket = bucketOf[taskOf[i] as number] as number;
-        members[bucket * size + (fill[bucket] as number)] = i;
-        fill[bucket] = (fill[bucket] as number) + 1;
-      }
-      looMeansInto(rewards, loo);
-      for (let bucket = 0; bucket < 4; bucket++) {
-        const n = fill[bucket] as number;
-        const base = bucket * size;
-        if (n === 1) {
-          const i = members[base] as number;
-          out[i] = loo[i] as number;
-          continue;
-        }
-        let prefix = 0;
-        for (let k = 0; k < n; k++) {
-          const i = members[base + k] as number;
-          out[i] = prefix;
-          prefix += rewards[i] as number;
-        }
-        let suffix = 0;
-        for (let k = n - 1; k >= 0; k--) {
-          const i = members[base + k] as number;
-          out[i] = (out[i] as number) + suffix;
-          suffix += rewards[i] as number;
-        }
-        for (let k = 0; k < n; k++) {
-          const i = members[base + k] as number;
-          out[i] = (out[i] as number) / (n - 1);
-        }
-      }
-    },
-  };
+/** A kernel family's engine over the task prompts (src/kernels: the one definition of the kernel and of b_i). */
+function kernelEngine(name: string, embedding: Embedding, denseLimit: number): BaselineEngine {
+  return { name, compute: kernelBaselineFunction(embedding, denseLimit) };
 }
 
 /**
@@ -193,13 +57,15 @@ export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
   'length_bucket_loo',
   'shrinkage_loo',
   'shrinkage_loo_tfidf_kernel_loo_T<T>',
+  'kernel:PATH (a kernel file; kernel_file in the library)',
 ]);
 
 /**
  * Builds the engine for an estimator name over the task prompts.
  *
- * @param denseLimit - up to this many tasks, the K x K cosine table is kept (tests lower it to reach the
+ * @param denseLimit - up to this many tasks, the K x K energy table is kept (tests lower it to reach the
  *   per-batch path).
+ * @param kernels - loaded kernel files by estimator name (`kernel:PATH`), docs/method.md section 2.4.
  * @throws {@link RlAdvantagesError} for an unknown name, a kernel without a vectorizer, or an
  *   estimator that cannot be calibrated (group estimators need several rollouts of one task per batch).
  */
@@ -209,7 +75,15 @@ export function createBaselineEngine(
   vectorizer: TfidfVectorizer | undefined,
   field: string,
   denseLimit = DENSE_TASK_LIMIT,
+  kernels: Readonly<Record<string, LoadedKernel>> = {},
 ): BaselineEngine {
+  if (Object.hasOwn(kernels, name)) return kernelEngine(name, (kernels[name] as LoadedKernel).embed(prompts), denseLimit);
+  if (name.startsWith('kernel:') || name === 'kernel_file') {
+    throw new RlAdvantagesError(`${field} "${name}" names a kernel file: give the loaded kernel as options.kernels[${JSON.stringify(name)}] (loadKernel)`, {
+      code: 'missing_field',
+      field: 'kernels',
+    });
+  }
   const { base, temperature } = parseEstimatorName(name);
   const needVectorizer = (): TfidfVectorizer => {
     if (!(vectorizer instanceof TfidfVectorizer)) {
@@ -221,8 +95,11 @@ export function createBaselineEngine(
     return vectorizer;
   };
   if (base === 'loo_batch_mean') return looEngine();
-  if (base === 'tfidf_kernel_loo') return tfidfKernelEngine(name, temperature as number, prompts, needVectorizer(), denseLimit);
-  if (base === 'length_bucket_loo') return lengthBucketEngine(prompts, needVectorizer());
+  if (base === 'tfidf_kernel_loo') return kernelEngine(name, tfidfEmbedding(needVectorizer(), temperature as number, prompts), denseLimit);
+  if (base === 'length_bucket_loo') {
+    const v = needVectorizer();
+    return kernelEngine(name, bucketEmbedding(v.tokenCountQuartiles, v.tokenCounts(prompts)), denseLimit);
+  }
   if (base === 'shrinkage_loo') return genericEngine(name, prompts, vectorizer);
   throw new RlAdvantagesError(
     base === 'prompt_value'

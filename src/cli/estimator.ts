@@ -4,6 +4,7 @@ import { createEstimator, createStatefulEstimator, parseEstimatorName, type Esti
 import type { StatefulEstimator } from '../estimators/prompt-value.js';
 import type { Estimator } from '../estimators/types.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
+import { isKernelEstimatorName, resolveKernelEstimatorName } from '../kernels/resolve.js';
 
 /** Base names whose baseline weighs rollouts by prompt text, so they need a fitted vectorizer. */
 const PROMPT_KERNELS: ReadonlySet<string> = new Set(['tfidf_kernel_loo', 'length_bucket_loo']);
@@ -46,6 +47,12 @@ export function cliEstimator(
   command: string,
   options: CliEstimatorOptions = {},
 ): Estimator {
+  // kernel:PATH, the path relative to the current directory (for serve: the server's).
+  const resolved = resolveKernelEstimatorName(name, process.cwd());
+  if (resolved !== null) {
+    const estimator = createEstimator('kernel_file', { ...options, kernel: resolved.kernel });
+    return Object.freeze({ name, compute: estimator.compute });
+  }
   const { base } = parseEstimatorName(name);
   checkVectorizer(name, vectorizer, command);
   try {
@@ -86,6 +93,7 @@ const FIELDS_USED: Readonly<Record<string, readonly BatchField[]>> = {
   tfidf_kernel_loo: ['prompts'],
   length_bucket_loo: ['prompts'],
   kernel_loo: ['features'],
+  kernel_file: ['prompts'],
 };
 
 /**
@@ -94,6 +102,7 @@ const FIELDS_USED: Readonly<Record<string, readonly BatchField[]>> = {
  */
 export function fieldsUsed(name: string): ReadonlySet<BatchField> {
   let base: string;
+  if (isKernelEstimatorName(name)) return new Set(['prompts']);
   try {
     base = parseEstimatorName(name).base;
   } catch {

@@ -33,6 +33,8 @@ export function buildProgram(io: CliIo): Command {
       outputError: (text, write) => write(text.replace(/^error: /, 'rl-adv: ')),
     })
     .exitOverride()
+    // Options are read by the command they follow, so `study --spec` and `study revise --spec` do not clash.
+    .enablePositionalOptions()
     .configureHelp(HELP_CONFIGURATION)
     .showHelpAfterError('(run rl-adv --help for usage)')
     .addHelpText(

@@ -9,6 +9,8 @@ import { PromptValueEstimator, type PromptValueOptions, type StatefulEstimator }
 import { reinforcePlusPlusBaseline } from './reinforce-plus-plus.js';
 import { shrinkageLoo } from './shrinkage-loo.js';
 import { kernelLoo } from './kernel.js';
+import { kernelFileLoo } from './kernel-file.js';
+import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { lengthBucketLoo } from './length-bucket.js';
 import { looBatchMean } from './loo-batch-mean.js';
 import { tfidfKernelLoo } from './tfidf-kernel.js';
@@ -34,6 +36,8 @@ export interface EstimatorContext {
   k?: number;
   /** Options of `prompt_value` (kind, decay, prior, priorStrength). */
   promptValue?: PromptValueOptions;
+  /** The kernel of `kernel_file`, from `loadKernel` (docs/method.md section 2.4). */
+  kernel?: LoadedKernel;
 }
 
 /**
@@ -57,6 +61,7 @@ export const ESTIMATOR_BASE_NAMES = Object.freeze([
   'passk',
   'shrinkage_loo',
   'prompt_value',
+  'kernel_file',
 ] as const);
 
 /** Base names of the estimators; `tfidf_kernel_loo` and `kernel_loo` take a `_T<T>` suffix. */
@@ -151,6 +156,16 @@ const ESTIMATORS = {
     const options = { ...normalizeFrom(context), ...(temperature === undefined ? {} : { prior: `tfidf_kernel_loo_T${temperature}`, vectorizer: requireVectorizer('shrinkage_loo with a kernel prior', context) }) };
     return (batch) => shrinkageLoo(batch, options);
   },
+  kernel_file: (context) => {
+    const kernel = context.kernel;
+    if (kernel === undefined || typeof kernel !== 'object' || kernel === null || typeof kernel.embed !== 'function') {
+      throw new RlAdvantagesError('kernel_file needs context.kernel: load one with loadKernel(JSON.parse(readFileSync("kernel.json", "utf8")))', {
+        code: 'missing_field',
+        field: 'kernel',
+      });
+    }
+    return (batch) => kernelFileLoo(batch, { kernel });
+  },
   prompt_value: () => {
     throw new RlAdvantagesError('prompt_value keeps state across steps: create it with createStatefulEstimator(name, context), then compute(batch) and update(batch) each step', {
       code: 'stateful_estimator',
@@ -201,6 +216,7 @@ export const ESTIMATOR_NAMES: readonly string[] = Object.freeze([
   'passk_k<k> (e.g. passk_k4; or passk with k in the context)',
   'shrinkage_loo or shrinkage_loo_tfidf_kernel_loo_T<T>',
   'prompt_value or prompt_value_tfidf_kernel_loo_T<T> (stateful: createStatefulEstimator)',
+  'kernel_file (context.kernel from loadKernel; kernel:PATH on the command line)',
 ]);
 
 const DECIMAL = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;

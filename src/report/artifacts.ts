@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
-import type { StudySummary } from '../study/summary.js';
+import type { StudySummary, TuningKernelSummary } from '../study/summary.js';
+import type { KernelFamilyRow } from './charts/kernel.js';
 import type { StudyArtifacts } from './study-html.js';
 
 function readRunFile(runDir: string, relative: string): string {
@@ -75,5 +76,18 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
   }
   // The design's power rows are in summary.json (the decision phase computed them): read, never recomputed.
   const power = summary.design_power?.power;
-  return { summary, evalItems, files, ...(power ? { power } : {}) };
+  const kernel = summary.tuning?.kernel;
+  if (kernel !== null && kernel !== undefined) files.push(kernel.file);
+  return {
+    summary,
+    evalItems,
+    files,
+    ...(power ? { power } : {}),
+    ...(kernel !== null && kernel !== undefined ? { kernelFamilies: studyKernelFamilyRows(kernel) } : {}),
+  };
+}
+
+/** The kernel chart's rows (chart 7) from the tuned kernel's per-family figures in summary.json. */
+export function studyKernelFamilyRows(kernel: TuningKernelSummary): KernelFamilyRow[] {
+  return kernel.per_family.map((f) => ({ family: f.family, tuning: f.tuning, heldOut: f.held_out, heldOutCi95: f.held_out_ci95 ?? null }));
 }

@@ -2,7 +2,7 @@
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
 // report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
 import { formatFigure } from '../internal/figures.js';
-import { STUDY_PHASES, type StudySummary } from '../study/summary.js';
+import { OPTIONAL_PHASES, STUDY_PHASES, type StudySummary } from '../study/summary.js';
 import { designPowerMarkdown } from './design-power.js';
 
 const num = formatFigure;
@@ -55,6 +55,8 @@ function renderPhases(s: StudySummary, out: string[]): void {
   out.push('', '## Phases', '', `Total wall time: ${total.toFixed(1)} s.`, '', '| phase | status | wall time (s) | result |', '| --- | --- | ---: | --- |');
   for (const name of STUDY_PHASES) {
     const p = s.phases[name];
+    // An optional phase the run does not have (tuning without --tune-kernel) is not listed.
+    if (p === undefined && OPTIONAL_PHASES.includes(name) && s.options.tuning_tasks === undefined) continue;
     out.push(p ? `| ${name} | ${p.status} | ${p.wall_seconds.toFixed(3)} | ${p.result.replace(/\|/g, '\\|')} |` : `| ${name} | not reached | | |`);
   }
 }
@@ -89,6 +91,33 @@ function renderCalibration(s: StudySummary, out: string[]): void {
     for (const [name, e] of Object.entries(c.estimators)) {
       out.push(`| ${name} | ${num(e.mse_corrected)} | ${num(e.ratio)} | ${num(e.ratio_se)} | ${e.ratio_ci95 ? `[${num(e.ratio_ci95[0])}, ${num(e.ratio_ci95[1])}]` : 'n/a'} |`);
     }
+  }
+}
+
+/** The tuning phase's rows and the kernel tuned on them (not adopted by this run). */
+function renderTuning(s: StudySummary, out: string[]): void {
+  const t = s.tuning;
+  if (t === undefined) return;
+  out.push(
+    '',
+    '## Tuning (not adopted by this run)',
+    '',
+    `${t.rows} rollouts of the starting policy, one per train task, on positions ${t.order_first}-${t.order_end - 1} of the data order ` +
+      `(tasks neither arm reaches nor the gate uses); mean reward ${num(t.mean_reward, 3)}; \`${t.file}\` sha256 \`${t.sha256}\`.`,
+  );
+  const k = t.kernel;
+  if (k === null) return;
+  const ci = k.held_out.ratio_ci95 ? ` [${num(k.held_out.ratio_ci95[0])}, ${num(k.held_out.ratio_ci95[1])}] (${k.held_out.interval_method ?? '?'})` : '';
+  out.push(
+    '',
+    `Kernel \`${k.file}\` (sha256 \`${k.sha256}\`): family ${k.family}, ${k.candidates ?? '?'} candidates; B_eff ratio to loo_batch_mean ` +
+      `${num(k.tuning_ratio)} on the tuning part, ${num(k.held_out.ratio)}${ci} held out; selection bias ${num(k.selection_bias)}.`,
+    '',
+    'This run\'s arms are unchanged. To adopt the kernel: `rl-adv study revise --spec SPEC --kernel ' + k.file + ' --out SPEC.v2.json`, then a new run of the revised spec.',
+  );
+  if (k.per_family.length > 0) {
+    out.push('', '| family | tuning ratio | held-out ratio |', '| --- | ---: | ---: |');
+    for (const f of k.per_family) out.push(`| ${f.family} | ${num(f.tuning)} | ${f.held_out === null ? 'n/a' : num(f.held_out)} |`);
   }
 }
 
@@ -190,7 +219,7 @@ function renderDesignPower(s: StudySummary, out: string[]): void {
  */
 export function renderReport(s: StudySummary): string {
   const out: string[] = [];
-  for (const section of [renderHeader, renderPhases, renderPreflight, renderCalibration, renderPilot, renderGate, renderArms, renderEval, renderDecision, renderDesignPower]) {
+  for (const section of [renderHeader, renderPhases, renderPreflight, renderCalibration, renderTuning, renderPilot, renderGate, renderArms, renderEval, renderDecision, renderDesignPower]) {
     section(s, out);
   }
   if (s.simulation) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');

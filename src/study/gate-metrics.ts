@@ -172,6 +172,8 @@ export function groupAdvantageLogByArm(rows: readonly AdvantageLogRow[]): Record
 const KERNEL_BASES: ReadonlySet<string> = new Set(['tfidf_kernel_loo', 'kernel_loo', 'length_bucket_loo']);
 
 function isKernel(advantage: string): boolean {
+  // A kernel file (`kernel:PATH`, docs/kernel-lab.md) is a kernel estimator.
+  if (advantage.startsWith('kernel:')) return true;
   try {
     return KERNEL_BASES.has(parseEstimatorName(advantage).base);
   } catch {

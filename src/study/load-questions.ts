@@ -53,3 +53,17 @@ export function loadStudyQuestions(options: StudyOptions): StudyQuestions {
   for (const split of ['train', 'test']) hash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
   return { questions, dataDir, train, test, dataSha256: hash.digest('hex') };
 }
+
+/**
+ * The train items of a built-in question set (`clustered`), as the study loads them; GSM8K's come from its folder
+ * (`loadGsm8k(dir, 'train')`).
+ *
+ * @example
+ * ```ts
+ * studyTrainItems('clustered')[0]?.id; // "clustered_train_0"
+ * ```
+ */
+export function studyTrainItems(questions: Exclude<SimQuestionSet, 'gsm8k'>): Gsm8kItem[] {
+  if (questions !== 'clustered') throw usage(`--sim-questions must be "clustered" here, got ${JSON.stringify(questions)}`);
+  return builtInItems(clusteredQuestions().train, 'train');
+}

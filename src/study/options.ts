@@ -29,6 +29,15 @@ export interface StudyOptions {
   /** Calibration batches and bootstrap replicates (defaults {@link STUDY_CALIBRATION}). */
   readonly calibrationBatches?: number;
   readonly calibrationBootstrap?: number;
+  /**
+   * Run the optional tuning phase (docs/study.md): the starting policy's rollouts, one per task, on `tuningTasks`
+   * (default TUNING_TASKS) train tasks neither arm reaches nor the gate uses, written to tuning.jsonl, and a kernel
+   * tuned on them (kernel.json). The run's arms never change: a kernel is adopted only through `study revise`.
+   */
+  readonly tuneKernel?: boolean;
+  readonly tuningTasks?: number;
+  /** tune-kernel's scoring batches per candidate (default: tune-kernel's own). */
+  readonly tuningBatches?: number;
   /** Progress: a phase starts, advances, ends. */
   readonly onPhase?: (event: PhaseEvent) => void;
 }

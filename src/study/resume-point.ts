@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { StudyArm } from './spec.js';
-import { PILOT_STEPS, STUDY_PHASES, type StudySummary } from './summary.js';
+import { OPTIONAL_PHASES, PILOT_STEPS, STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
 
 function loggedSteps(file: string): number {
   if (!existsSync(file)) return 0;
@@ -18,20 +18,27 @@ function loggedSteps(file: string): number {
  * @param summary - summary.json as read from it.
  * @param arms - the spec's arms.
  * @param stepsOf - the steps an arm trains in the full arms phase (the pilot trains PILOT_STEPS).
+ * @param skipped - the optional phases this run does not have (default: those summary.json does not record).
  */
 export function describeResumePoint(
   dir: string,
   summary: StudySummary,
   arms: readonly StudyArm[],
   stepsOf: (arm: StudyArm) => number,
+  skipped: readonly StudyPhase[] = OPTIONAL_PHASES.filter((p) => summary.phases[p] === undefined),
 ): string {
-  const done = STUDY_PHASES.filter((p) => summary.phases[p]?.status === 'done');
-  const next = STUDY_PHASES.find((p) => summary.phases[p]?.status !== 'done');
+  const phases = STUDY_PHASES.filter((p) => !skipped.includes(p));
+  const done = phases.filter((p) => summary.phases[p]?.status === 'done');
+  const next = phases.find((p) => summary.phases[p]?.status !== 'done');
   if (next === undefined) return `resuming: every phase is done (${done.join(', ')}); nothing to continue`;
   let where = '';
   if (next === 'pilot' || next === 'arms') {
     const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(path.join(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
     where = ` (${steps.join(', ')})`;
+  } else if (next === 'tuning') {
+    // The tuning phase reuses what an interrupted attempt wrote.
+    const kept = ['tuning.jsonl', 'kernel.json'].filter((f) => existsSync(path.join(dir, f)));
+    if (kept.length > 0) where = ` (reusing ${kept.join(' and ')})`;
   }
   return `resuming: ${done.length > 0 ? `${done.join(', ')} done` : 'no phase done yet'}; continuing with ${next}${where}`;
 }

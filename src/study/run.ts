@@ -17,8 +17,10 @@ import type { StudyOptions, StudyOutcome } from './options.js';
 import type { PhaseContext, StudyPhaseStep } from './phases/context.js';
 import { PHASE_STEPS } from './phases/index.js';
 import { claimRunDir } from './run-dir.js';
+import { armKernels } from './arm-kernels.js';
+import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { checkOptions, initialSummary, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
-import { shuffledOrder } from './sim/random.js';
+import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
 import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
 import { usage } from './usage.js';
@@ -35,6 +37,8 @@ interface RunInputs {
   readonly data: StudyQuestions;
   readonly identity: RunIdentity;
   readonly summary: StudySummary;
+  /** The arms' kernel files (`kernel:PATH`), loaded before the folder is touched. */
+  readonly kernels: Readonly<Record<string, LoadedKernel>>;
 }
 
 /** The context the phases share: the fitted TF-IDF, the data order, the backend's context and the run's settings. */
@@ -43,7 +47,7 @@ function phaseContext(inputs: RunInputs): PhaseContext {
   const { train, test } = data;
   const events = phaseEvents(options.onPhase);
   const vectorizer = TfidfVectorizer.fit(train.map((item) => item.question));
-  const order = shuffledOrder(train.length, inputs.dataSeed);
+  const order = studyOrder(options.backend.name, train.length, inputs.dataSeed);
   const study = {
     spec,
     specPath: inputs.specPath,
@@ -55,6 +59,7 @@ function phaseContext(inputs: RunInputs): PhaseContext {
     test,
     vectorizer,
     order,
+    kernels: inputs.kernels,
     progress: (done: number, total: number) => events.progress(done, total),
   };
   const { treatment, baseline } = inputs.arms;
@@ -118,6 +123,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const arms = studyArms(spec);
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options);
+  const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
   if (data.train.length < CALIBRATION_TASKS + 2) {
     throw usage(`the GSM8K train split has ${data.train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);
   }
@@ -128,13 +134,15 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
 
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
-  const ctx = phaseContext({ options, dir, specPath, spec, arms, dataSeed, data, identity, summary });
+  const ctx = phaseContext({ options, dir, specPath, spec, arms, dataSeed, data, identity, summary, kernels });
   if (options.resume === true && existsSync(summaryFile)) {
-    options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf) });
+    const skipped = STUDY_PHASES.filter((name) => PHASE_STEPS[name].enabled?.(ctx) === false);
+    options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped) });
   }
   ctx.save();
   let exitCode: 0 | 1 = 0;
   for (const name of STUDY_PHASES) {
+    if (PHASE_STEPS[name].enabled?.(ctx) === false) continue;
     if (!(await runPhase(ctx, PHASE_STEPS[name]))) {
       exitCode = 1;
       break;

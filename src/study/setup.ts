@@ -7,7 +7,7 @@ import { VERSION } from '../version.js';
 import type { StudyQuestions } from './load-questions.js';
 import type { StudyOptions } from './options.js';
 import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
-import { STUDY_CALIBRATION, type StudySummary } from './summary.js';
+import { STUDY_CALIBRATION, TUNING_TASKS, type StudySummary } from './summary.js';
 import { plainReason, usage } from './usage.js';
 
 /** run.json: what must match for --resume to continue a run. */
@@ -23,6 +23,8 @@ export type RunIdentity = {
   eval_limit: number | null;
   calibration_batches: number;
   calibration_bootstrap: number;
+  /** Present only with the tuning phase, so runs without it keep their identity. */
+  tuning?: { tasks: number; batches: number | null };
   version: string;
 };
 
@@ -32,6 +34,10 @@ export function checkOptions(options: StudyOptions): number {
   if (!Number.isInteger(seed) || seed < 0) throw usage(`--seed must be an integer >= 0, got ${String(options.seed)}`);
   if (options.steps !== undefined && !(Number.isInteger(options.steps) && options.steps >= 1)) {
     throw usage(`--steps must be an integer >= 1, got ${String(options.steps)}`);
+  }
+  for (const [flag, value] of [['--tuning-tasks', options.tuningTasks], ['--tuning-batches', options.tuningBatches]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw usage(`${flag} must be an integer >= 1, got ${String(value)}`);
+    if (value !== undefined && options.tuneKernel !== true) throw usage(`${flag} applies with --tune-kernel only`);
   }
   if (options.evalLimit !== undefined && !(Number.isInteger(options.evalLimit) && options.evalLimit >= 1)) {
     throw usage(`--eval-limit must be an integer >= 1, got ${String(options.evalLimit)}`);
@@ -86,6 +92,7 @@ export function runIdentity(options: StudyOptions, seed: number, specText: strin
     eval_limit: options.evalLimit ?? null,
     calibration_batches: options.calibrationBatches ?? STUDY_CALIBRATION.batches,
     calibration_bootstrap: options.calibrationBootstrap ?? STUDY_CALIBRATION.bootstrap,
+    ...(options.tuneKernel === true ? { tuning: { tasks: options.tuningTasks ?? TUNING_TASKS, batches: options.tuningBatches ?? null } } : {}),
     version: VERSION,
   };
 }
@@ -106,6 +113,7 @@ export function initialSummary(options: StudyOptions, spec: StudySpec, specPath:
       eval_limit: identity.eval_limit,
       calibration_batches: identity.calibration_batches,
       calibration_bootstrap: identity.calibration_bootstrap,
+      ...(identity.tuning !== undefined ? { tuning_tasks: identity.tuning.tasks, tuning_batches: identity.tuning.batches } : {}),
     },
     phases: {},
     calibration: null,

@@ -1,4 +1,5 @@
-// The spec parser's problem list and error, and the small checks every section uses.
+// Collecting a spec's problems: every problem with its JSON path, reported at once (StudySpecError), and the
+// small checks the spec's sections share. src/study/spec.ts validates the sections with them.
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 
@@ -39,12 +40,17 @@ export class StudySpecError extends RlAdvantagesError {
   }
 }
 
+
+/** A JSON object. */
 export type Obj = Record<string, unknown>;
 
+
+/** True for a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `path.name`, or `name` at the top level. */
 export function key(path: string, name: string): string {
   return path ? `${path}.${name}` : name;
 }
@@ -60,6 +66,7 @@ export class Problems {
   }
 }
 
+/** The value if it is a non-empty string, else a problem at `path`. */
 export function nonEmptyString(p: Problems, path: string, value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') {
     p.add(path, `must be a non-empty string, got ${describe(value)}`);
@@ -68,6 +75,7 @@ export function nonEmptyString(p: Problems, path: string, value: unknown): strin
   return value;
 }
 
+/** The value if it is a finite number, else a problem at `path`. */
 export function finiteNumber(p: Problems, path: string, value: unknown): number | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     p.add(path, `must be a finite number, got ${describe(value)}`);
@@ -76,6 +84,7 @@ export function finiteNumber(p: Problems, path: string, value: unknown): number 
   return value;
 }
 
+/** A problem at `path` unless the value is absent or an integer >= `min`. */
 export function optionalInteger(p: Problems, path: string, value: unknown, min: number): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {

@@ -9,6 +9,9 @@ import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems,
 export { StudySpecError, type SpecProblem } from './spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './spec-decision.js';
 
+/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
+export const KERNEL_PREFIX = 'kernel:';
+
 
 
 /** One check of the activation gate (docs/method.md section 6): `min` and/or `max`, inclusive. */
@@ -33,7 +36,7 @@ export interface ActivationGate {
 /** One arm of the study, validated. */
 export interface StudyArm {
   readonly name: string;
-  /** An estimator name of docs/method.md section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`. */
+  /** An estimator name of docs/method.md section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`, or `kernel:PATH` (a kernel file, PATH relative to the spec file). */
   readonly advantage: string;
   readonly group_size?: number;
   readonly groups_per_batch?: number;
@@ -99,8 +102,11 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
   return { ...value, applicable, checks };
 }
 
-/** An estimator name createEstimator accepts (docs/method.md section 2), or the reason it is refused. */
+/** An estimator name createEstimator accepts (docs/method.md section 2), or `kernel:PATH` (a kernel file), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
+  if (name.startsWith(KERNEL_PREFIX)) {
+    return name.slice(KERNEL_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
+  }
   try {
     parseEstimatorName(name);
     return undefined;
@@ -135,7 +141,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     } else {
       const problem = advantageNameProblem(arm.advantage);
       if (problem === undefined) advantage = arm.advantage;
-      else p.add(`${at}.advantage`, `must name an estimator of docs/method.md section 2: ${problem}`);
+      else p.add(`${at}.advantage`, `must name an estimator of docs/method.md section 2 or a kernel file (kernel:PATH): ${problem}`);
     }
     optionalInteger(p, `${at}.group_size`, arm.group_size, 1);
     optionalInteger(p, `${at}.groups_per_batch`, arm.groups_per_batch, 1);

@@ -7,9 +7,14 @@ import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { SimQuestionSet } from './sim/questions.js';
 
-/** The phases, in order of work. */
-export const STUDY_PHASES = ['preflight', 'calibration', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
+/** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
+export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
 export type StudyPhase = (typeof STUDY_PHASES)[number];
+/** The phases that run only when asked for. */
+export const OPTIONAL_PHASES: readonly StudyPhase[] = ['tuning'];
+
+/** Tuning phase: how many train tasks get one rollout each by default (`--tuning-tasks`). */
+export const TUNING_TASKS = 1000;
 
 /** Tasks in the calibration set (the last of the data order) and rollouts per task (docs/method.md section 8 step 3). */
 export const CALIBRATION_TASKS = 64;
@@ -42,10 +47,20 @@ export interface StudySummary {
   simulation: boolean;
   backend_settings: Record<string, unknown>;
   version: string;
-  options: { steps: number | null; eval_limit: number | null; calibration_batches: number; calibration_bootstrap: number };
+  options: {
+    steps: number | null;
+    eval_limit: number | null;
+    calibration_batches: number;
+    calibration_bootstrap: number;
+    /** Present when the run has the tuning phase (`--tune-kernel`): its task count, and tune-kernel's batches (null: its default). */
+    tuning_tasks?: number;
+    tuning_batches?: number | null;
+  };
   phases: Partial<Record<StudyPhase, PhaseRecord>>;
   preflight?: { passed: boolean; checks: readonly (PreflightCheck | { id: string; passed: boolean; detail: string })[] };
   calibration: CalibrationSummary | null;
+  /** The tuning phase's rows and the kernel tuned on them (`--tune-kernel`); never adopted by this run. */
+  tuning?: TuningSummary;
   pilot?: { arms: Record<string, { reward_per_step: number[] }>; eval: Record<string, { accuracy: number; n: number }> };
   gate: GateJson | null;
   gate_metrics?: GateMetrics;
@@ -81,4 +96,32 @@ export interface CalibrationSummary {
   seed: string | number;
   reference: string;
   estimators: Record<string, { mse_corrected: number; ratio: number; ratio_se: number; ratio_ci95: readonly [number, number] | null }>;
+}
+
+/** What summary.json keeps of the tuning phase (docs/study.md, "The tuning phase"). */
+export interface TuningSummary {
+  /** Tasks sampled (one rollout each), their rows' file in the run folder and its sha256. */
+  tasks: number;
+  rows: number;
+  file: string;
+  sha256: string;
+  mean_reward: number;
+  /** Where the tasks start in the data order (after the arms' tasks) and where the last one is (exclusive). */
+  order_first: number;
+  order_end: number;
+  /** The kernel tuned on the rows (kernel.json in the run folder), or null before it is tuned. */
+  kernel: TuningKernelSummary | null;
+}
+
+/** The tuned kernel's figures, as its kernel.json provenance states them. */
+export interface TuningKernelSummary {
+  file: string;
+  sha256: string;
+  family: string;
+  candidates: number | null;
+  tuning_ratio: number | null;
+  held_out: { ratio: number | null; ratio_ci95: readonly [number, number] | null; interval_method: string | null };
+  selection_bias: number | null;
+  /** The best candidate of each family (the report's kernel chart). */
+  per_family: readonly { family: string; tuning: number; held_out: number | null; held_out_ci95?: readonly [number, number] | null }[];
 }

@@ -8,12 +8,14 @@ import { VERSION } from '../../src/version.js';
 import { rlAdv, specPath, tempDir } from './run.js';
 
 const COMMANDS = [
+  ['study', 'revise'],
   ['report'],
   ['advantages'],
   ['tfidf'],
   ['tfidf', 'fit'],
   ['serve'],
   ['calibrate'],
+  ['tune-kernel'],
   ['gate-metrics'],
   ['gate'],
   ['decide'],

@@ -41,9 +41,47 @@ describe('describeResumePoint', () => {
     );
     expect(describeResumePoint(dir, summary(), arms, () => 60)).toBe('resuming: no phase done yet; continuing with preflight');
   });
+
+  it('the optional tuning phase counts only in a run that has it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rl-adv-resume-'));
+    const s = summary({ phases: { preflight: done, calibration: done } });
+    expect(describeResumePoint(dir, s, arms, () => 60)).toBe('resuming: preflight, calibration done; continuing with pilot (grpo_g8 at step 0 of 3, gs1 at step 0 of 3)');
+    expect(describeResumePoint(dir, s, arms, () => 60, [])).toBe('resuming: preflight, calibration done; continuing with tuning');
+    writeFileSync(path.join(dir, 'tuning.jsonl'), '');
+    expect(describeResumePoint(dir, s, arms, () => 60, [])).toBe('resuming: preflight, calibration done; continuing with tuning (reusing tuning.jsonl)');
+    const tuned = summary({ phases: { preflight: done, calibration: done, tuning: done } });
+    expect(describeResumePoint(dir, tuned, arms, () => 60)).toMatch(/^resuming: preflight, calibration, tuning done; continuing with pilot/);
+  });
 });
 
 describe('report.md', () => {
+  it('lists the tuning phase and its kernel only in a run that has it', () => {
+    expect(renderReport(summary({ phases: { preflight: done } }))).not.toContain('| tuning |');
+    const kernel = {
+      file: 'kernel.json',
+      sha256: 'k'.repeat(64),
+      family: 'difficulty',
+      candidates: 716,
+      tuning_ratio: 1.048,
+      held_out: { ratio: 1.042, ratio_ci95: [1.007, 1.077] as [number, number], interval_method: 'jackknife' },
+      selection_bias: 0.006,
+      per_family: [{ family: 'difficulty', tuning: 1.048, held_out: 1.042 }],
+    };
+    const text = renderReport(
+      summary({
+        options: { steps: null, eval_limit: null, calibration_batches: 1, calibration_bootstrap: 0, tuning_tasks: 1000, tuning_batches: null },
+        phases: { preflight: done },
+        tuning: { tasks: 1000, rows: 1000, file: 'tuning.jsonl', sha256: 't'.repeat(64), mean_reward: 0.5, order_first: 1920, order_end: 2925, kernel },
+      }),
+    );
+    expect(text).toContain('| tuning | not reached | | |');
+    expect(text).toContain('## Tuning (not adopted by this run)');
+    expect(text).toContain('positions 1920-2924 of the data order');
+    expect(text).toContain('1.0480 on the tuning part, 1.0420 [1.0070, 1.0770] (jackknife) held out; selection bias 0.0060.');
+    expect(text).toContain('rl-adv study revise --spec SPEC --kernel kernel.json --out SPEC.v2.json');
+    expect(text).toContain('| difficulty | 1.0480 | 1.0420 |');
+  });
+
   it('an eval limit at or above the test split is reported as all items', () => {
     expect(renderReport(summary({ options: { steps: null, eval_limit: 5000, calibration_batches: 1, calibration_bootstrap: 0 } }))).toContain(
       '- eval on all 1319 test items (--eval-limit 5000 is not below their number)',

@@ -248,6 +248,13 @@ describe('parseArms', () => {
     expect(arms.map((a) => a.advantage)).toEqual(names);
   });
 
+  it('accepts a kernel file as kernel:PATH (read when the study runs) and refuses kernel: without a path', () => {
+    expect(parseArms([{ name: 'k', advantage: 'kernel:../run/kernel.json' }])[0]?.advantage).toBe('kernel:../run/kernel.json');
+    expect(problemsOf(() => parseArms([{ name: 'k', advantage: 'kernel: ' }]))).toEqual([
+      { path: 'arms[0].advantage', message: 'must name an estimator of METHOD section 2 or a kernel file (kernel:PATH): "kernel: " names no kernel file: write kernel:PATH, PATH relative to the spec file' },
+    ]);
+  });
+
   it('rejects unknown names, T = 0 and a missing T', () => {
     const problems = problemsOf(() =>
       parseArms([

@@ -23,6 +23,8 @@ __all__ = [
     "SpecArm",
     "StudySpec",
     "is_kernel_estimator",
+    "is_kernel_file",
+    "resolve_kernel_advantage",
     "load_spec",
     "main_wrapper",
     "final_sampler_path",
@@ -94,8 +96,29 @@ class StudySpec:
 
 
 def is_kernel_estimator(name: str) -> bool:
-    """True for the estimators that need the whole batch's prompts (computed by ``rl-adv serve``)."""
-    return name.startswith("tfidf_kernel_loo_T") or name in ("length_bucket_loo", "kernel_loo")
+    """True for the estimators that need the whole batch's prompts (computed by ``rl-adv serve``): the TF-IDF and
+    length kernels, and a tuned kernel file named ``kernel:PATH`` (``rl-adv tune-kernel``, docs/kernel-lab.md)."""
+    return name.startswith("tfidf_kernel_loo_T") or name in ("length_bucket_loo", "kernel_loo") or is_kernel_file(name)
+
+
+#: The prefix of an advantage that names a kernel file (``kernel:PATH``; in a spec, PATH is relative to the spec file).
+KERNEL_PREFIX = "kernel:"
+
+
+def is_kernel_file(name: str) -> bool:
+    """True for ``kernel:PATH`` with a non-empty PATH."""
+    return name.startswith(KERNEL_PREFIX) and name[len(KERNEL_PREFIX) :].strip() != ""
+
+
+def resolve_kernel_advantage(name: str, spec_path: str) -> str:
+    """``kernel:PATH`` with PATH made absolute against the spec file's folder (rl-adv serve resolves a relative
+    PATH against its own working directory, which is not the spec's); any other name unchanged."""
+    if not is_kernel_file(name):
+        return name
+    target = name[len(KERNEL_PREFIX) :]
+    if not os.path.isabs(target):
+        target = os.path.join(os.path.dirname(os.path.abspath(spec_path)), target)
+    return KERNEL_PREFIX + os.path.normpath(target)
 
 
 def load_spec(path: str) -> StudySpec:
@@ -129,7 +152,8 @@ def load_spec(path: str) -> StudySpec:
         arms.append(
             SpecArm(
                 name=need(a, "name", str, where),
-                advantage=need(a, "advantage", str, where),
+                # kernel:PATH is relative to the spec file; the drivers hand rl-adv serve the absolute path.
+                advantage=resolve_kernel_advantage(need(a, "advantage", str, where), path),
                 group_size=need(a, "group_size", int, where),
                 groups_per_batch=need(a, "groups_per_batch", int, where),
                 lr=float(need(a, "lr", (int, float), where)),

@@ -216,6 +216,18 @@ class HookTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "outside prepare_minibatch"):
             hook.compute_advantages(groups)
 
+    def test_kernel_file_arm_is_served_with_its_absolute_path(self) -> None:
+        # A spec arm `kernel:PATH` (docs/kernel-lab.md) reaches rl-adv serve as load_spec resolved it.
+        stub = support.StubServe()
+        hook = make_hook_for_arm("gs1", "kernel:/runs/sim/kernel.json", self.log, self.dp.compute_advantages, stub, support.train_questions(), torch_module=self.mods["torch"])
+        hook.install(self.train, self.dp)
+        builders, groups = self.batch(1, 32)
+        fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+        self.assertEqual(stub.requests[-1]["estimator"], "kernel:/runs/sim/kernel.json")
+        self.assertEqual(stub.requests[-1]["prompts"], self.questions[:32])
+        self.assertEqual(self.read_log()[0]["estimator"], "kernel:/runs/sim/kernel.json")
+        hook.uninstall()
+
     def test_unknown_estimator_is_refused(self) -> None:
         with self.assertRaises(ValueError):
             make_hook_for_arm("x", "rloo", self.log, self.dp.compute_advantages, support.StubServe(), [])

@@ -90,6 +90,77 @@ class CalibrationSelectionTest(unittest.TestCase):
         self.assertEqual(sample_calibration.shuffled_order(len(items), 0), order)  # deterministic
 
 
+class KernelFileSpecTest(unittest.TestCase):
+    """A spec arm ``kernel:PATH`` (rl-adv study revise): PATH relative to the spec file, sent to serve absolute."""
+
+    def test_kernel_names_are_kernel_estimators(self) -> None:
+        from rl_adv_examples.common import is_kernel_estimator, is_kernel_file
+
+        self.assertTrue(is_kernel_estimator("kernel:kernel.json"))
+        self.assertTrue(is_kernel_file("kernel:/abs/k.json"))
+        self.assertFalse(is_kernel_estimator("kernel:"))
+        self.assertFalse(is_kernel_estimator("rloo"))
+        self.assertTrue(is_kernel_estimator("tfidf_kernel_loo_T0.1"))
+
+    def test_load_spec_resolves_the_kernel_path_against_the_spec_folder(self) -> None:
+        from rl_adv_examples.common import load_spec
+
+        raw = read_json(support.SPEC_PATH)
+        raw["arms"][1]["advantage"] = "kernel:../run/kernel.json"
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "specs"))
+            path = os.path.join(tmp, "specs", "spec.v2.json")
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(raw, handle)
+            spec = load_spec(path)
+            self.assertEqual(spec.kernel_arm().advantage, "kernel:" + os.path.join(tmp, "run", "kernel.json"))
+            self.assertEqual(spec.arm("grpo_g8").advantage, "group_mean")
+            raw["arms"][1]["advantage"] = "kernel:/elsewhere/k.json"
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(raw, handle)
+            self.assertEqual(load_spec(path).kernel_arm().advantage, "kernel:/elsewhere/k.json")
+
+
+class TuningSelectionTest(unittest.TestCase):
+    """``--first``: the study's tuning rows (rl-adv study --tune-kernel), one rollout per task."""
+
+    def test_range_from_first_skips_excluded_rows_and_the_calibration_set(self) -> None:
+        items = [item(i, f"question {i}") for i in range(10)]
+        order = [3, 9, 0, 7, 1, 8, 2, 6, 5, 4]
+        chosen = sample_calibration.range_tasks(items, order, 2, 3, exclude=[7], calibration=2)
+        self.assertEqual([t.index for t in chosen], [0, 1, 8])
+        # Never the last `calibration` of the order, even when asked for more.
+        with self.assertRaisesRegex(Exception, "--tasks must be between 1 and 5"):
+            sample_calibration.range_tasks(items, order, 2, 6, exclude=[7], calibration=2)
+        with self.assertRaisesRegex(Exception, "--first must be between 0 and 7"):
+            sample_calibration.range_tasks(items, order, 8, 1, calibration=2)
+        self.assertEqual(sample_calibration.parse_rows("4, 5,"), [4, 5])
+        with self.assertRaisesRegex(Exception, "--exclude-rows"):
+            sample_calibration.parse_rows("4,x")
+
+    def test_on_gsm8k_the_range_after_the_arms_avoids_arms_and_calibration(self) -> None:
+        try:
+            import numpy  # noqa: F401
+        except ImportError as error:
+            self.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
+        items = load_gsm8k(support.GSM8K_DIR, "train")
+        order = sample_calibration.shuffled_order(len(items), 0)
+        chosen = sample_calibration.range_tasks(items, order, 60 * 32, 1000, exclude=[order[1920]])
+        rows = [t.index for t in chosen]
+        self.assertEqual(len(set(rows)), 1000)
+        self.assertFalse(set(order[: 60 * 32]) & set(rows))
+        self.assertFalse(set(order[-64:]) & set(rows))
+        self.assertEqual(rows, order[1921:2921])
+
+    def test_rollouts_default_to_one_with_first_and_calibration_needs_two(self) -> None:
+        code, _, err = run_script(sample_calibration, ["--spec", support.SPEC_PATH, "--out", "x.jsonl", "--rollouts", "1"])
+        self.assertEqual(code, 2)
+        self.assertIn("--rollouts must be at least 2", err)
+        code, _, err = run_script(sample_calibration, ["--spec", support.SPEC_PATH, "--out", "x.jsonl", "--exclude-rows", "1"])
+        self.assertEqual(code, 2)
+        self.assertIn("--exclude-rows applies with --first only", err)
+
+
 class EvalOutputTest(unittest.TestCase):
     def test_rows_are_graded_numeric_exact(self) -> None:
         it = Gsm8kItem(17, "gsm8k_test_17", "q", "... #### 1,000", "1000")
@@ -501,6 +572,37 @@ class PreflightEndToEndTest(unittest.TestCase):
         report = read_json(self.out)
         self.assertFalse(report["checks"]["reference_baseline_b"]["passed"])
         self.assertTrue(report["checks"]["baseline_loss"]["passed"])
+
+    def kernel_file_spec(self) -> str:
+        """The shipped spec with its GS1 arm on a kernel file (a hand-written length kernel) beside it."""
+        raw = read_json(support.SPEC_PATH)
+        raw["arms"][1]["advantage"] = "kernel:kernels/length.json"
+        os.makedirs(os.path.join(self.dir, "kernels"))
+        kernel = {"format": "rl-advantages/kernel", "version": 1, "family": "length",
+                  "params": {"measure": "chars", "kernel": "gaussian", "bandwidth": 0.5}, "fitted": {"sd": 0.75, "scale": 0.375}}
+        with open(os.path.join(self.dir, "kernels", "length.json"), "w") as handle:
+            json.dump(kernel, handle)
+        spec = os.path.join(self.dir, "spec.v2.json")
+        with open(spec, "w") as handle:
+            json.dump(raw, handle)
+        return spec
+
+    def test_a_kernel_file_arm_is_checked_through_serve(self) -> None:
+        # rl-adv study revise's arms: no Python reference of the kernel, so the hook is checked against a separate
+        # serve request, and the kernel's invariant (equal prompts give the LOO mean) through serve.
+        fakes.install()
+        argv = self.argv()
+        argv[argv.index("--spec") + 1] = self.kernel_file_spec()
+        code, _, err = run_script(preflight, argv, env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 0, err)
+        report = read_json(self.out)
+        self.assertTrue(report["passed"])
+        self.assertEqual(report["estimator"], "kernel:" + os.path.join(self.dir, "kernels", "length.json"))
+        self.assertIn("rl-adv serve, a separate request", report["reference"])
+        self.assertEqual(set(report["checks"]), self.CHECKS | {"kernel_file_identical_prompts_loo_mean"})
+        code, _, err = run_script(preflight, argv + ["--offline"])
+        self.assertEqual(code, 0, err)
+        self.assertTrue(read_json(self.out)["checks"]["kernel_file_identical_prompts_loo_mean"]["passed"])
 
     def test_offline_needs_no_cookbook(self) -> None:
         code, _, err = run_script(preflight, self.argv() + ["--offline"])

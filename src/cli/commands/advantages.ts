@@ -4,6 +4,7 @@ import { RlAdvantagesError } from '../../errors.js';
 import { ESTIMATOR_NAMES, isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import type { Batch, Estimator, EstimatorDiagnostics, EstimatorResult } from '../../estimators/types.js';
 import { plural } from '../format.js';
+import { isKernelEstimatorName } from '../../kernels/resolve.js';
 import { cliEstimator, fieldsUsed, type BatchField, type CliEstimatorOptions } from '../estimator.js';
 import { atRow, displayName, loadVectorizer, readJsonl, refuseToOverwrite, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
 import { addNormalizeOptions, addVectorizerOptions, normalizeContext, OPTION_FLAGS } from '../options.js';
@@ -102,7 +103,7 @@ export async function estimatorFor(
     }
   };
   try {
-    parseEstimatorName(name);
+    if (!isKernelEstimatorName(name)) parseEstimatorName(name);
     if (isStatefulEstimator(name)) {
       throw new RlAdvantagesError(
         `${name} keeps a per-prompt value across training steps; one batch has no history: use rl-adv serve with a "session" id`,

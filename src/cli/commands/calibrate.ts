@@ -6,6 +6,8 @@ import { calibrationJson, type VectorizerSource } from '../../calibration/json.j
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
+import type { LoadedKernel } from '../../kernels/kernel-file.js';
+import { resolveKernelEstimatorName } from '../../kernels/resolve.js';
 import { num, plural, table } from '../format.js';
 import { calibrationPage } from '../../report/pages.js';
 import { atRow, displayName, inputError, loadVectorizer, readJsonl, writeText, type Row } from '../io.js';
@@ -69,7 +71,7 @@ export function calibrationText(c: BeffCalibration): string {
 }
 
 /** Reads calibration rows `{task_id, prompt, reward}` (other fields ignored). */
-function readRows(rows: readonly Row[]): CalibrationRow[] {
+export function readRows(rows: readonly Row[]): CalibrationRow[] {
   const what = 'each row is one rollout {task_id, prompt, reward}';
   const first = new Map<string, Row>();
   return rows.map((row) => {
@@ -131,9 +133,13 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     );
   }
   const names = [options.reference, ...options.estimators];
+  const kernelFiles: Record<string, LoadedKernel> = {};
   for (const name of names) {
     try {
-      parseEstimatorName(name);
+      // kernel:PATH, the path relative to the current directory.
+      const resolved = resolveKernelEstimatorName(name, process.cwd());
+      if (resolved === null) parseEstimatorName(name);
+      else kernelFiles[name] = resolved.kernel;
     } catch (error) {
       if (error instanceof RlAdvantagesError) {
         throw new CliUsageError(`${name === options.reference ? '--reference' : '--estimators'} ${name}: ${error.message}`);
@@ -178,6 +184,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     noise: options.noise,
     estimators: options.estimators,
     reference: options.reference,
+    kernels: kernelFiles,
     // An integer seed is the number (so `--seed 7` reproduces `calibrateBeff(tasks, { seed: 7 })`).
     seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
     ...(vectorizer === undefined ? {} : { vectorizer }),

@@ -13,12 +13,13 @@ import { register as serve } from './serve.js';
 import { register as spec } from './spec.js';
 import { register as study } from './study.js';
 import { register as tfidf } from './tfidf.js';
+import { register as tuneKernel } from './tune-kernel.js';
 
 /** A command module's registration function. */
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** The commands, in help order. */
-export const COMMANDS: readonly RegisterCommand[] = [study, report, advantages, tfidf, serve, calibrate, gateMetrics, gate, decide, plan, data, spec];
+export const COMMANDS: readonly RegisterCommand[] = [study, report, advantages, tfidf, serve, calibrate, tuneKernel, gateMetrics, gate, decide, plan, data, spec];
 
 /** Adds every command to `program`. */
 export function registerCommands(program: Command, io: CliIo): void {

@@ -1,24 +1,27 @@
 // rl-adv study: the whole protocol (docs/method.md section 8) as one resumable command. Exit 0 when the study reaches its
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ensureGsm8kDir } from '../../data/ensure.js';
 import { createTinkerBackend } from '../../study/backends/tinker.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import type { PhaseEvent } from '../../study/options.js';
 import { runStudy } from '../../study/run.js';
 import { createSimBackend } from '../../study/sim/backend.js';
-import { SIM_QUESTION_SETS, type SimQuestionSet } from '../../study/sim/questions.js';
+import type { SimQuestionSet } from '../../study/sim/questions.js';
 import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { TUNING_TASKS } from '../../study/summary.js';
+import { registerRevise } from './study-revise.js';
+import { couplingOption, questionSetOption } from './study-options.js';
 
 interface StudyCliOptions {
   spec?: string;
-  out: string;
+  out?: string;
   backend: string;
   seed: number;
   resume?: boolean;
@@ -29,20 +32,11 @@ interface StudyCliOptions {
   evalLimit?: number;
   calibrationBatches?: number;
   calibrationBootstrap?: number;
+  tuneKernel?: boolean;
+  tuningTasks?: number;
+  tuningBatches?: number;
 }
 
-function questionSetOption(value: string): SimQuestionSet {
-  if (!(SIM_QUESTION_SETS as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}.`);
-  }
-  return value as SimQuestionSet;
-}
-
-function couplingOption(value: string): number {
-  const u = Number(value);
-  if (value.trim() === '' || !Number.isFinite(u) || u < 0 || u > 1) throw new InvalidArgumentError('must be a number in [0, 1].');
-  return u;
-}
 
 /** Progress bars on a terminal; one plain line per phase otherwise. */
 function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
@@ -77,7 +71,7 @@ function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
   };
 }
 
-async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
+async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promise<void> {
   let backend: StudyBackend;
   if (options.backend === 'sim') {
     // Each question set has its own sim defaults (docs/sim.md); --sim-coupling overrides the coupling of either.
@@ -117,6 +111,9 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
     ...(options.calibrationBootstrap !== undefined ? { calibrationBootstrap: options.calibrationBootstrap } : {}),
+    ...(options.tuneKernel === true ? { tuneKernel: true } : {}),
+    ...(options.tuningTasks !== undefined ? { tuningTasks: options.tuningTasks } : {}),
+    ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
     onPhase: progressPrinter(io),
   });
   const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
@@ -128,6 +125,8 @@ async function run(options: StudyCliOptions, io: CliIo): Promise<void> {
 export function register(program: Command, io: CliIo): void {
   const command = program
     .command('study')
+    // `study --spec` and `study revise --spec` are different options: the study's own are read before `revise` only.
+    .enablePositionalOptions()
     .summary('run the whole study (preflight, calibration, pilot, gate, arms, eval, decision) into a folder')
     .description(
       'Runs the protocol of docs/method.md section 8 for a spec, phase by phase, writing every artifact atomically\n' +
@@ -137,10 +136,11 @@ export function register(program: Command, io: CliIo): void {
         '(needs TINKER_API_KEY and python3 with the pinned cookbook). --resume continues an interrupted run\n' +
         'with the same numbers as an uninterrupted one. Exit 0 when the study reaches its decision, 1 when\n' +
         'the activation gate fails (the length_bucket_loo fallback is scored and recorded; the gate is never\n' +
-        'relaxed), 2 for bad input.',
+        'relaxed), 2 for bad input. --tune-kernel adds the tuning phase (a kernel tuned on train tasks the study\n' +
+        'does not otherwise use); `rl-adv study revise` writes the revised spec that adopts it.',
     )
     .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
-    .requiredOption('--out <dir>', 'the run folder (must be empty or absent unless --resume)')
+    .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
     .option('--backend <name>', 'sim (a simulation) or tinker', 'sim')
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
     .option('--resume', 'continue the run in --out')
@@ -159,11 +159,25 @@ export function register(program: Command, io: CliIo): void {
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
-    .action(async (options: StudyCliOptions) => run(options, io));
+    .option(
+      '--tune-kernel',
+      "add the tuning phase: the starting policy's rollouts (one per task) on train tasks neither arm reaches nor the gate uses " +
+        '(tuning.jsonl), and a kernel tuned on them by tune-kernel (kernel.json). This run\'s arms never change: adopt the ' +
+        'kernel with rl-adv study revise',
+    )
+    .option('--tuning-tasks <n>', `with --tune-kernel: tasks in the tuning phase (default ${TUNING_TASKS})`, integerOption(1))
+    .option('--tuning-batches <n>', "with --tune-kernel: tune-kernel's scoring batches per candidate (default: tune-kernel's)", integerOption(1))
+    .action(async (options: StudyCliOptions, self: Command) => {
+      // Not a requiredOption: commander checks a parent's required options for its subcommands too (study revise).
+      if (options.out === undefined) self.error("error: required option '--out <dir>' not specified");
+      await run(options as StudyCliOptions & { out: string }, io);
+    });
   withExamples(command, [
     "rl-adv study --out runs/sim   # the shipped spec, the record's regime: the gate fails (exit 1)",
     'rl-adv study --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
     'rl-adv study --spec my.spec.json --out runs/mine   # your copy of rl-adv spec print',
     'rl-adv study --out runs/sim --resume',
+    'rl-adv study --out runs/sim-tuned --tune-kernel   # also tunes a kernel on 1000 free train tasks (not adopted)',
   ]);
+  registerRevise(command, io);
 }

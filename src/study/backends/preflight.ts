@@ -1,7 +1,9 @@
 // The library side of the correctness preflight (docs/method.md section 8, steps 1-2), run before every study whatever the
 // backend: the estimators the arms use must give known answers on fixed batches before anything is trained.
 import { createEstimator } from '../../estimators/registry.js';
+import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
+import { kernelFileChecks } from './preflight-kernel-file.js';
 import type { StudySpec } from '../spec.js';
 
 /** One preflight check. */
@@ -43,6 +45,8 @@ function referenceTolerance(spec: StudySpec): { atol: number; rtol: number } {
  * 3. synthetic clusters (the least similar two of those prompts, cosine c, repeated 5 and 3 times) give the
  *    analytic baseline b_i = (e^{1/T} R_same_others + e^{c/T} R_other) / (e^{1/T} (n_same - 1) + e^{c/T} n_other);
  * 4. identical prompts give the LOO batch mean exactly (to 1e-12).
+ * For a kernel-file arm (`kernel:PATH`, loaded in `kernels`), 2-4 are instead: w_ii = 0, identical prompts give the
+ * LOO batch mean, and the same batch gives the same advantages bit for bit.
  *
  * @returns one {@link PreflightCheck} per check; the study stops if any fails.
  * @example
@@ -51,7 +55,12 @@ function referenceTolerance(spec: StudySpec): { atol: number; rtol: number } {
  * checks.every((c) => c.passed); // true
  * ```
  */
-export function estimatorPreflight(spec: StudySpec, vectorizer: TfidfVectorizer, questions: readonly string[]): PreflightCheck[] {
+export function estimatorPreflight(
+  spec: StudySpec,
+  vectorizer: TfidfVectorizer,
+  questions: readonly string[],
+  kernels: Readonly<Record<string, LoadedKernel>> = {},
+): PreflightCheck[] {
   const checks: PreflightCheck[] = [];
   const kernelArm = spec.arms.find((arm) => arm.advantage !== 'group_mean');
   const kernelName = kernelArm?.advantage ?? 'tfidf_kernel_loo_T0.1';
@@ -77,6 +86,10 @@ export function estimatorPreflight(spec: StudySpec, vectorizer: TfidfVectorizer,
       detail: '4 groups x 8 fixed rewards: A_i = r_i - mean of its group',
     });
   }
+
+  // 2-4 for a kernel file (`kernel:PATH`): the invariants of every kernel estimator.
+  const kernelFile = kernels[kernelName];
+  if (kernelFile !== undefined) checks.push(...kernelFileChecks(kernelName, kernelFile, questions, fixedRewards));
 
   // 2. kernel vs a dense float64 reference.
   if (kernelName.startsWith('tfidf_kernel_loo')) {

@@ -9,7 +9,7 @@ import type { CalibrationRow } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
-import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext } from './types.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
 
 /** The driver scripts the backend runs, in examples/tinker-cookbook. */
 export const TINKER_DRIVERS = ['preflight.py', 'sample_calibration.py', 'run_arm.py', 'eval_gsm8k.py'] as const;
@@ -163,6 +163,25 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
         renameSync(partial(out), out);
       }
       return readJsonl<CalibrationRow>(out);
+    },
+
+    async sampleTuning(ctx: StudyContext, request: TuningRequest): Promise<CalibrationRow[]> {
+      const out = request.out;
+      if (!existsSync(out)) {
+        const seed = String(ctx.spec.arms[0]?.seed ?? 0);
+        const args = ['--out', partial(out), '--first', String(request.first), '--tasks', String(request.tasks.length), '--rollouts', '1', '--seed', seed];
+        if (request.exclude.length > 0) args.push('--exclude-rows', request.exclude.join(','));
+        await runDriver(ctx, 'sample_calibration.py', [...args, ...common(ctx)], 'tuning');
+        renameSync(partial(out), out);
+      }
+      const rows = readJsonl<CalibrationRow>(out);
+      // The driver takes the same tasks from the same (numpy) order: anything else would be another data set.
+      const expected = new Set(request.tasks.map((t) => t.id));
+      const stray = rows.find((row) => !expected.has(row.task_id));
+      if (stray !== undefined) {
+        throw new RlAdvantagesError(`${out}: task ${stray.task_id} is not one of the tuning tasks the study asked for`, { code: 'driver_failed' });
+      }
+      return rows;
     },
 
     async trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult> {

@@ -3,6 +3,7 @@
 // owns the order of work (docs/method.md section 8), the gate, the decision and every summary; a backend only runs phases.
 import type { CalibrationRow } from '../../calibration/beff.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
+import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
 import type { StudyArm, StudySpec } from '../spec.js';
 
@@ -21,10 +22,27 @@ export interface StudyContext {
   readonly test: readonly Gsm8kItem[];
   /** TF-IDF fitted on the train questions (docs/method.md section 3). */
   readonly vectorizer: TfidfVectorizer;
-  /** The data order: the seed-0 (arms' seed) shuffle of the train indices; the last 64 are the calibration set. */
+  /**
+   * The data order: the arms' seed shuffle of the train indices (the backend's: `studyOrder`); the arms train from
+   * its front, the last 64 are the calibration set.
+   */
   readonly order: Int32Array;
+  /** Loaded kernel files of the arms whose advantage is `kernel:PATH`, by that name (PATH relative to the spec file). */
+  readonly kernels: Readonly<Record<string, LoadedKernel>>;
   /** Called with (done, total) as a phase advances. */
   readonly progress: (done: number, total: number) => void;
+}
+
+/** The tuning phase's request: the starting policy's rollouts, one per task. */
+export interface TuningRequest {
+  /** The tasks, in data order: the free range of the order from `first` on, skipping `exclude`. */
+  readonly tasks: readonly Gsm8kItem[];
+  /** Where they start in the data order (after the arms' tasks). */
+  readonly first: number;
+  /** Train rows skipped in that range (the gate's calibration set of the other backend's order). */
+  readonly exclude: readonly number[];
+  /** The rows' file (tuning.jsonl). */
+  readonly out: string;
 }
 
 /** One arm run: the pilot (3 steps) or the full arm. */
@@ -68,6 +86,11 @@ export interface StudyBackend {
   preflight(ctx: StudyContext): Promise<readonly BackendCheck[]>;
   /** The starting policy's rollouts on the calibration tasks, `rollouts` each, written to `out` and returned. */
   sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]>;
+  /**
+   * The tuning phase (optional): the starting policy's rollouts, one per task of `request.tasks`, written to
+   * `request.out` (`{task_id, prompt, reward}` lines, the calibrate row format) and returned.
+   */
+  sampleTuning(ctx: StudyContext, request: TuningRequest): Promise<CalibrationRow[]>;
   /** Trains one arm, resuming from its own checkpoint in `request.dir` when there is one. */
   trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult>;
   /** Greedy eval of `checkpoint` (`init` = the starting policy) on `items`, written to `out` and returned. */

@@ -48,6 +48,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     reference: 'loo_batch_mean',
     seed: settings.calibrationSeed,
     vectorizer: ctx.study.vectorizer,
+    kernels: ctx.study.kernels,
     onProgress: ctx.study.progress,
   });
   ctx.state.calibration = calibration;

@@ -66,4 +66,6 @@ export interface StudyPhaseStep {
   readonly name: StudyPhase;
   run(ctx: PhaseContext): Promise<PhaseResult>;
   restore?(ctx: PhaseContext): void;
+  /** An optional phase: runs only when this says so (absent: always). */
+  enabled?(ctx: PhaseContext): boolean;
 }

@@ -10,11 +10,13 @@ import { evalPhase } from './eval.js';
 import { gatePhase } from './gate.js';
 import { pilotPhase } from './pilot.js';
 import { preflightPhase } from './preflight.js';
+import { tuningPhase } from './tuning.js';
 
 /** Every phase's module, by name. */
 export const PHASE_STEPS: Readonly<Record<StudyPhase, StudyPhaseStep>> = {
   preflight: preflightPhase,
   calibration: calibrationPhase,
+  tuning: tuningPhase,
   pilot: pilotPhase,
   gate: gatePhase,
   arms: armsPhase,

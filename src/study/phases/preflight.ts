@@ -5,7 +5,7 @@ import { writeJsonAtomic } from '../backends/files.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const library = estimatorPreflight(ctx.spec, ctx.study.vectorizer, ctx.settings.calibrationTasks.map((t) => t.question));
+  const library = estimatorPreflight(ctx.spec, ctx.study.vectorizer, ctx.settings.calibrationTasks.map((t) => t.question), ctx.study.kernels);
   const own = await ctx.backend.preflight(ctx.study);
   const checks = [...library, ...own];
   const passed = checks.every((c) => c.passed);

@@ -5,10 +5,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { createEstimator } from '../../estimators/registry.js';
+import type { Estimator } from '../../estimators/types.js';
 import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { AdvantageLogRow } from '../gate-metrics.js';
-import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext } from '../backends/types.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from '../backends/types.js';
 import { appendJsonLine, keepFirstLines, readJson, writeFileAtomic, writeJsonlAtomic } from '../backends/files.js';
 import { stream } from './random.js';
 import {
@@ -56,6 +57,12 @@ function armLr(ctx: StudyContext, arm: ArmRunRequest['arm']): number {
   const optimizer = ctx.spec.raw.optimizer as { lr?: unknown } | undefined;
   if (typeof optimizer?.lr === 'number' && optimizer.lr > 0) return optimizer.lr;
   throw new RlAdvantagesError(`arms: ${arm.name} has no lr and the spec has no optimizer.lr`, { code: 'invalid_spec', field: 'lr' });
+}
+
+/** The estimator of an arm: its kernel file for `kernel:PATH` (loaded when the run started), else its name. */
+function armEstimator(ctx: StudyContext, arm: ArmRunRequest['arm']): Estimator {
+  const kernel = ctx.kernels[arm.advantage];
+  return kernel !== undefined ? createEstimator('kernel_file', { kernel }) : createEstimator(arm.advantage, { vectorizer: ctx.vectorizer });
 }
 
 /** Rollouts of one step: groups_per_batch tasks from the data order, group_size rollouts each. */
@@ -118,6 +125,19 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
       return Promise.resolve(rows);
     },
 
+    sampleTuning(ctx: StudyContext, request: TuningRequest): Promise<CalibrationRow[]> {
+      const w = getWorld(ctx);
+      const policy = initialPolicy(w);
+      const rng = stream(ctx.seed, 'tuning');
+      const rows = request.tasks.map((task, k) => {
+        const r = sampleRollout(w, policy, w.train, task.index, rng);
+        if ((k + 1) % 100 === 0 || k + 1 === request.tasks.length) ctx.progress(k + 1, request.tasks.length);
+        return { task_id: task.id, prompt: task.question, reward: r.reward };
+      });
+      writeJsonlAtomic(request.out, rows);
+      return Promise.resolve(rows);
+    },
+
     trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult> {
       const w = getWorld(ctx);
       const { arm, phase, steps } = request;
@@ -151,7 +171,7 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
       keepFirstLines(logFile, state.step);
       const policy: SimPolicy = { theta0: state.theta0, theta: Float64Array.from(state.theta) };
       const adam = { m: Float64Array.from(state.adam.m), v: Float64Array.from(state.adam.v), t: state.adam.t };
-      const estimator = createEstimator(arm.advantage, { vectorizer: ctx.vectorizer });
+      const estimator = armEstimator(ctx, arm);
       const groupSize = arm.group_size ?? 1;
       const lr = armLr(ctx, arm) * config.lrScale;
       const needed = steps * (arm.groups_per_batch ?? 1);

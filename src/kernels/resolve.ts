@@ -1,0 +1,63 @@
+// The estimator name form `kernel:PATH` (docs/method.md section 2.4): a kernel file read relative to a directory.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { RlAdvantagesError } from '../errors.js';
+import { loadKernel, type LoadedKernel } from './kernel-file.js';
+
+/** The prefix of the estimator name form that names a kernel file. */
+export const KERNEL_NAME_PREFIX = 'kernel:';
+
+/** A resolved `kernel:PATH` name. */
+export interface ResolvedKernelName {
+  /** The name as given (`kernel:PATH`): the estimator's name in outputs. */
+  readonly name: string;
+  /** The absolute path of the file. */
+  readonly path: string;
+  /** sha256 (hex) of the file's bytes. */
+  readonly sha256: string;
+  readonly kernel: LoadedKernel;
+}
+
+/** Whether an estimator name is the form `kernel:PATH`. */
+export function isKernelEstimatorName(name: unknown): name is string {
+  return typeof name === 'string' && name.startsWith(KERNEL_NAME_PREFIX);
+}
+
+/**
+ * Resolves an estimator name of the form `kernel:PATH`: reads PATH (relative to `baseDir`: the current directory on
+ * the command line, the spec file's directory for a spec's `arms[].advantage`) and loads it with {@link loadKernel}.
+ * Returns null for any other name.
+ *
+ * @throws {@link RlAdvantagesError} (code `bad_kernel`) for an empty path, a file that cannot be read or is not a
+ *   kernel file (the message names the path and the field).
+ * @example
+ * ```ts
+ * const resolved = resolveKernelEstimatorName('kernel:kernel.json', process.cwd());
+ * const estimator = createEstimator('kernel_file', { kernel: resolved!.kernel });
+ * ```
+ */
+export function resolveKernelEstimatorName(name: string, baseDir: string): ResolvedKernelName | null {
+  if (!isKernelEstimatorName(name)) return null;
+  const given = name.slice(KERNEL_NAME_PREFIX.length);
+  if (given === '') {
+    throw new RlAdvantagesError(`estimator "${name}" names no file: write kernel:PATH, e.g. kernel:kernel.json`, { code: 'bad_kernel', field: 'estimator' });
+  }
+  const path = isAbsolute(given) ? given : resolve(baseDir, given);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new RlAdvantagesError(`estimator "${name}": cannot read the kernel file ${path}: ${(error as Error).message}`, { code: 'bad_kernel', field: 'estimator' });
+  }
+  let kernel: LoadedKernel;
+  try {
+    kernel = loadKernel(bytes.toString('utf8'));
+  } catch (error) {
+    if (error instanceof RlAdvantagesError) {
+      throw new RlAdvantagesError(`estimator "${name}": ${path}: ${error.message}`, { code: error.code, field: error.field ?? 'estimator' });
+    }
+    throw error;
+  }
+  return Object.freeze({ name, path, sha256: createHash('sha256').update(bytes).digest('hex'), kernel });
+}

@@ -1,0 +1,67 @@
+// The optional tuning phase (`rl-adv study --tune-kernel`; docs/study.md, "The tuning phase"): the starting
+// policy's rollouts, one per task, on train tasks neither arm reaches nor the gate uses (tuning.jsonl, the
+// calibrate row format), and a kernel tuned on them by tune-kernel (kernel.json). It never changes this run's arms:
+// a kernel is adopted only through `rl-adv study revise`, a recorded revised spec, before any training.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CalibrationRow } from '../../calibration/beff.js';
+import { readJsonl } from '../backends/files.js';
+import { TUNING_TASKS, type TuningKernelSummary, type TuningSummary } from '../summary.js';
+import { gateCalibrationTasks, tuningTaskRows } from '../task-sets.js';
+import { tuneStudyKernel } from '../tune-kernel.js';
+import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { fmt } from './figures.js';
+
+/** The rows' file and the kernel's, in the run folder. */
+export const TUNING_FILE = 'tuning.jsonl';
+export const KERNEL_FILE = 'kernel.json';
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** The tuning rows: tuning.jsonl when a previous attempt wrote it (a resume), else sampled by the backend. */
+async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: CalibrationRow[]; first: number; end: number }> {
+  const { study } = ctx;
+  const picked = tuningTaskRows(ctx.spec, study.train, study.order, count, ctx.options.steps);
+  const file = path.join(ctx.dir, TUNING_FILE);
+  if (existsSync(file)) return { rows: readJsonl<CalibrationRow>(file), first: picked.first, end: picked.end };
+  const mine = new Set(Array.from(study.order.slice(-64)));
+  const exclude = gateCalibrationTasks(ctx.spec, study.train)
+    .map((t) => t.index)
+    .filter((q) => !mine.has(q));
+  ctx.events.label(`tuning: sampling ${count} tasks x 1`);
+  const tasks = picked.rows.map((q) => study.train[q] as (typeof study.train)[number]);
+  const rows = await ctx.backend.sampleTuning(study, { tasks, first: picked.first, exclude, out: file });
+  return { rows, first: picked.first, end: picked.end };
+}
+
+function kernelLine(k: TuningKernelSummary): string {
+  const ci = k.held_out.ratio_ci95 === null ? '' : ` [${fmt(k.held_out.ratio_ci95[0])}, ${fmt(k.held_out.ratio_ci95[1])}]`;
+  return `kernel ${k.family}: held-out B_eff ratio ${fmt(k.held_out.ratio)}${ci} (tuning ${fmt(k.tuning_ratio)}, ${k.candidates ?? '?'} candidates)`;
+}
+
+async function run(ctx: PhaseContext): Promise<PhaseResult> {
+  const count = ctx.options.tuningTasks ?? TUNING_TASKS;
+  const { rows, first, end } = await tuningRows(ctx, count);
+  const file = path.join(ctx.dir, TUNING_FILE);
+  const tuning: TuningSummary = {
+    tasks: count,
+    rows: rows.length,
+    file: TUNING_FILE,
+    sha256: sha256(file),
+    mean_reward: rows.reduce((s, r) => s + r.reward, 0) / rows.length,
+    order_first: first,
+    order_end: end,
+    kernel: null,
+  };
+  ctx.summary.tuning = tuning;
+  ctx.save();
+  ctx.events.label(`tuning: tune-kernel on ${rows.length} rows`);
+  tuning.kernel = await tuneStudyKernel(ctx, rows, { file, sha256: tuning.sha256 }, path.join(ctx.dir, KERNEL_FILE));
+  return { line: `${rows.length} rows (mean reward ${fmt(tuning.mean_reward, 3)}); ${kernelLine(tuning.kernel)}; not adopted (rl-adv study revise)` };
+}
+
+/** The tuning phase: tuning.jsonl and kernel.json; it runs only with `tuneKernel` (`--tune-kernel`). */
+export const tuningPhase: StudyPhaseStep = { name: 'tuning', run, enabled: (ctx) => ctx.options.tuneKernel === true };
