@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-r"""Greedy GSM8K test evaluation of one sampler checkpoint, graded per METHOD section 7.
+r"""Greedy GSM8K test evaluation of one sampler checkpoint, graded per docs/method.md section 7.
 
 Prompt: the cookbook's ``MathEnv.standard_fewshot_prefix()`` then the user turn
 question + " Write your answer in \boxed{} format.", rendered by the spec's renderer

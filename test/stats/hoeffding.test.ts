@@ -45,7 +45,7 @@ function thrown(fn: () => unknown): RlAdvantagesError {
 }
 
 describe('hoeffdingHalfWidth', () => {
-  it('gives the spec figure: n = 1319, alpha = 0.05, R = 2 -> 0.0748 (METHOD section 5)', () => {
+  it('gives the spec figure: n = 1319, alpha = 0.05, R = 2 -> 0.0748 (docs/method.md section 5)', () => {
     // 2 * sqrt(ln(40) / 2638) = 2 * sqrt(3.6888794541139363 / 2638) = 2 * 0.0373946812905601 = 0.0747893625811203
     const h = hoeffdingHalfWidth({ n: 1319, alpha: 0.05, range: 2 });
     expect(h).toBeCloseTo(0.07478936258112029, 14);
@@ -152,7 +152,7 @@ describe('criterionVerdict and combineVerdicts', () => {
 });
 
 describe('planDecision', () => {
-  it("gives the spec's figures: h = 0.0748, validates only above about +0.025 (METHOD section 5)", () => {
+  it("gives the spec's figures: h = 0.0748, validates only above about +0.025 (docs/method.md section 5)", () => {
     // n = 1319, alpha = 0.05, k = 1, R = (1 + 1) * (1 - 0) = 2:
     // h = 2 * sqrt(ln(40) / 2638) = 0.0747893625811203; margin + h = -0.05 + 0.0747893625811203 = 0.0247893625811203.
     const plan = planDecision({ n: 1319, ...spec.decisionRule });

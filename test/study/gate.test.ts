@@ -20,7 +20,7 @@ const passing = {
   nonzero_advantage_fraction_gs1: 0.9,
 };
 
-describe('evaluateGate on the shipped spec (METHOD section 6)', () => {
+describe('evaluateGate on the shipped spec (docs/method.md section 6)', () => {
   it("fails on the record's B_eff ratio 0.9762 (min 1.03), and only on that check", () => {
     // gs1-vs-grpo-record.txt: offline_beff_ratio_tfidf_vs_loo_mean 0.9762.
     const result = evaluateGate(gate, { ...passing, offline_beff_ratio_tfidf_vs_loo_mean: 0.9762 });

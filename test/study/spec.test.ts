@@ -192,7 +192,7 @@ describe('parseDecisionRule', () => {
     ]);
   });
 
-  it('rejects a direction other than the one METHOD section 5 defines, and another unit', () => {
+  it('rejects a direction other than the one docs/method.md section 5 defines, and another unit', () => {
     const problems = problemsOf(() =>
       parseDecisionRule(rule({ unit: 'seeds', criteria: [{ ...criterion(), direction: 'smaller_favors_treatment' }] })),
     );
@@ -232,7 +232,7 @@ describe('parseActivationGate', () => {
 });
 
 describe('parseArms', () => {
-  it('accepts every estimator name of METHOD section 2', () => {
+  it('accepts every estimator name of docs/method.md section 2', () => {
     const names = [
       'group_mean',
       'loo_batch_mean',
@@ -251,7 +251,7 @@ describe('parseArms', () => {
   it('accepts a kernel file as kernel:PATH (read when the study runs) and refuses kernel: without a path', () => {
     expect(parseArms([{ name: 'k', advantage: 'kernel:../run/kernel.json' }])[0]?.advantage).toBe('kernel:../run/kernel.json');
     expect(problemsOf(() => parseArms([{ name: 'k', advantage: 'kernel: ' }]))).toEqual([
-      { path: 'arms[0].advantage', message: 'must name an estimator of METHOD section 2 or a kernel file (kernel:PATH): "kernel: " names no kernel file: write kernel:PATH, PATH relative to the spec file' },
+      { path: 'arms[0].advantage', message: 'must name an estimator of docs/method.md section 2 or a kernel file (kernel:PATH): "kernel: " names no kernel file: write kernel:PATH, PATH relative to the spec file' },
     ]);
   });
 

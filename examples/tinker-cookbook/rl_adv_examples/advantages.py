@@ -175,7 +175,7 @@ class QuestionResolver:
 
 
 def loo_batch_means(rewards: Sequence[float]) -> list[float]:
-    """(sum_j r_j - r_i) / (B - 1) for every i, in float64 (METHOD section 2, ``loo_batch_mean``)."""
+    """(sum_j r_j - r_i) / (B - 1) for every i, in float64 (docs/method.md section 2, ``loo_batch_mean``)."""
     n = len(rewards)
     if n < 2:
         return [0.0] * n  # no other rollout: nothing to compare with
@@ -184,7 +184,7 @@ def loo_batch_means(rewards: Sequence[float]) -> list[float]:
 
 
 def group_mean_diagnostics(group_rewards: Sequence[Sequence[float]]) -> tuple[list[float], list[float], float]:
-    """Baselines b_i = mean of i's group (i included), the LOO batch means, and max 1/n_g (METHOD section 2)."""
+    """Baselines b_i = mean of i's group (i included), the LOO batch means, and max 1/n_g (docs/method.md section 2)."""
     baselines: list[float] = []
     for rewards in group_rewards:
         mean = sum(rewards) / len(rewards)

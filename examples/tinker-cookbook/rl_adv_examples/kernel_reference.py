@@ -1,4 +1,4 @@
-"""The float64 reference of the spec's TF-IDF kernel baseline (METHOD section 3), for the preflight.
+"""The float64 reference of the spec's TF-IDF kernel baseline (docs/method.md section 3), for the preflight.
 
 The spec's code: ``TfidfVectorizer().fit(train_questions)``, ``S = X X^T``, ``W = exp(S / T)``, ``w_ii = 0``,
 ``b = W r / W.sum(1)``. scikit-learn and numpy when importable, else a pure-Python float64 version of the same
@@ -21,7 +21,7 @@ _TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 def tfidf_vectors_pure(corpus: Sequence[str], docs: Sequence[str]) -> list[dict[str, float]]:
     """scikit-learn ``TfidfVectorizer()`` defaults in pure Python: lowercase, ``(?u)\\b\\w\\w+\\b`` tokens,
-    smooth idf ``ln((1 + n) / (1 + df)) + 1``, raw tf, L2-normalised rows (METHOD section 3)."""
+    smooth idf ``ln((1 + n) / (1 + df)) + 1``, raw tf, L2-normalised rows (docs/method.md section 3)."""
     df: dict[str, int] = {}
     for doc in corpus:
         for term in set(_TOKEN_RE.findall(doc.lower())):

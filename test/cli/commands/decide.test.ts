@@ -21,7 +21,7 @@ beforeAll(() => {
   }
 });
 
-/** What METHOD section 5 gives for the spec's rule (bounds [0, 1], weights +1/-1, alpha 0.05, k = 1, margin -0.05). */
+/** What docs/method.md section 5 gives for the spec's rule (bounds [0, 1], weights +1/-1, alpha 0.05, k = 1, margin -0.05). */
 function byHand(treatment: Model, baseline: Model) {
   const t = labels[treatment];
   const b = labels[baseline];
@@ -46,7 +46,7 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     ['175b_verification', '6b_verification', 'validated'],
     ['175b_finetuning', '6b_verification', 'inconclusive'],
     ['6b_finetuning', '175b_verification', 'failed'],
-  ] as const)('%s vs %s: %s, with the interval METHOD section 5 gives', (treatment, baseline, verdict) => {
+  ] as const)('%s vs %s: %s, with the interval docs/method.md section 5 gives', (treatment, baseline, verdict) => {
     const run = rlAdv(['decide', '--spec', specPath, '--treatment', files[treatment], '--baseline', files[baseline], '--json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

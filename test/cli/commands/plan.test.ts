@@ -1,4 +1,4 @@
-// rl-adv plan end to end: the spec's half-width 0.0748 and the +0.025 it takes to validate (METHOD section 5).
+// rl-adv plan end to end: the spec's half-width 0.0748 and the +0.025 it takes to validate (docs/method.md section 5).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ describe('rl-adv plan', () => {
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout) as { n: number; criteria: Record<string, number | boolean | string>[] };
     expect(plan.n).toBe(1319);
-    // R = (|1| + |-1|) * (1 - 0) = 2; h = R * sqrt(ln(2 / 0.05) / (2 * 1319)) (METHOD section 5).
+    // R = (|1| + |-1|) * (1 - 0) = 2; h = R * sqrt(ln(2 / 0.05) / (2 * 1319)) (docs/method.md section 5).
     const h = 2 * Math.sqrt(Math.log(2 / 0.05) / (2 * 1319));
     expect(plan.criteria[0]).toEqual({
       id: 'primary',
