@@ -37,4 +37,6 @@ console.log(
   `total ${seconds.toFixed(1)} s; ${result.candidateBatches} candidate-batches (${result.candidates} distinct candidates), ` +
     `${Math.round(result.candidateBatches / seconds)} candidate-batches/s over the whole run; load average after: ${load()}`,
 );
+const perSearch = result.directions.map((d) => d.candidates);
+console.log(`candidates scored per search: ${[...perSearch, result.candidateBatches / batches - perSearch.reduce((a, b) => a + b, 0)].join(', ')} (the last: all ${rows.length} tasks)`);
 console.log(`held out ${result.heldOut.ratio.toFixed(4)} [${result.heldOut.ci95.map((x) => x.toFixed(4)).join(', ')}], winner ${result.kernel.family} ${JSON.stringify(result.kernel.params)}`);

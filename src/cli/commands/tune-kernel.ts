@@ -67,6 +67,23 @@ export function tuneKernelText(r: TuneKernelResult, out: string): string {
   );
 }
 
+/** One updating line on stderr per stage, only when stderr is a terminal (never in a pipe or a log file). */
+function progress(io: CliIo): { onProgress?: (stage: string, done: number, total: number) => void; end(): void } {
+  const stderr = io.stderr as { isTTY?: boolean; write(text: string): unknown };
+  let last = '';
+  if (stderr.isTTY !== true) return { end: () => undefined };
+  return {
+    onProgress: (stage, done, total) => {
+      if (stage !== last && last !== '') stderr.write('\n');
+      last = stage;
+      stderr.write(`\rtuning: ${stage}${stage.startsWith('tune') ? `: ${done}/${total} grid candidates` : ''}   `);
+    },
+    end: () => {
+      if (last !== '') stderr.write('\n');
+    },
+  };
+}
+
 function parseHoldout(text: string): number {
   const h = Number(text);
   if (!/^\d*\.?\d+$/.test(text) || !(h > 0 && h < 1)) throw new CliUsageError(`--holdout ${text}: give a fraction strictly between 0 and 1, e.g. 0.5`);
@@ -97,6 +114,7 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     inputs.push({ role: 'corpus', path: options.corpus, sha256: sha256(await readText(options.corpus, io, '--corpus')), rows: corpus.length });
   }
   let result: TuneKernelResult;
+  const bar = progress(io);
   try {
     result = tuneKernel(input.rows, {
       ...(train === undefined ? {} : { train: train.rows }),
@@ -108,6 +126,7 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
       seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
       crossFit: options.crossFit,
       inputs,
+      ...(bar.onProgress === undefined ? {} : { onProgress: bar.onProgress }),
     });
   } catch (error) {
     if (!(error instanceof RlAdvantagesError)) throw error;
@@ -115,6 +134,8 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     const flag = error.field === undefined ? undefined : FLAGS[error.field];
     if (flag !== undefined) throw new CliUsageError(`${flag}: ${error.message}`);
     throw inputError(options.input, undefined, undefined, error.message);
+  } finally {
+    bar.end();
   }
   await writeText(options.out, kernelFileJson(result.kernel), io, '--out');
   if (options.html !== undefined) {

@@ -28,7 +28,7 @@ export interface SearchResult {
   readonly candidateBatches: number;
 }
 
-/** Scores the grid, then refines, on one set with one batch plan. */
+/** Scores the grid (reporting its progress), then refines, on one set with one batch plan. */
 export function search(
   grid: readonly Candidate[],
   set: TaskSet,
@@ -39,7 +39,7 @@ export function search(
   const seen = new Map<string, Scored>();
   const scored: Scored[] = [];
   // Scores the candidates not scored yet, BLOCK at a time, and returns every one's result.
-  const score = (candidates: readonly Candidate[]): Scored[] => {
+  const score = (candidates: readonly Candidate[], report = false): Scored[] => {
     const keys = candidates.map(candidateKey);
     const taken = new Set<string>();
     const fresh = candidates.filter((_, i) => {
@@ -56,11 +56,11 @@ export function search(
         seen.set(candidateKey(candidate), result);
         scored.push(result);
       });
-      progress(Math.min(at + BLOCK, fresh.length), fresh.length);
+      if (report) progress(Math.min(at + BLOCK, fresh.length), fresh.length);
     }
     return keys.map((key) => seen.get(key) as Scored);
   };
-  score(grid);
+  score(grid, true);
   const starts = [...scored].sort((a, b) => b.score - a.score).slice(0, REFINE_STARTS);
   for (const start of starts) {
     let current = start;
