@@ -1,7 +1,8 @@
 // A TF-IDF kernel prior over prompts (docs/method.md section 2.2): the kernel-weighted mean of other
 // prompts' rewards or values, for shrinkage_loo and prompt_value. Weights exp((cos - max) / T).
 import { RlAdvantagesError } from '../errors.js';
-import type { CsrMatrix, TfidfVectorizer } from '../text/tfidf.js';
+import type { TfidfVectorizer } from '../text/tfidf.js';
+import { csrRowDot } from './sparse.js';
 import { checkTemperature, describe } from './validate.js';
 
 const DECIMAL = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -18,26 +19,6 @@ export function parsePriorName(prior: unknown, field = 'prior'): number | undefi
     });
   }
   return checkTemperature(field, Number(text));
-}
-
-/** <x_a, y_b> over common columns, in ascending column order. */
-function rowDot(x: CsrMatrix, a: number, y: CsrMatrix, b: number): number {
-  let p = x.indptr[a] as number;
-  const pEnd = x.indptr[a + 1] as number;
-  let q = y.indptr[b] as number;
-  const qEnd = y.indptr[b + 1] as number;
-  let dot = 0;
-  while (p < pEnd && q < qEnd) {
-    const cp = x.indices[p] as number;
-    const cq = y.indices[q] as number;
-    if (cp === cq) {
-      dot += (x.data[p] as number) * (y.data[q] as number);
-      p++;
-      q++;
-    } else if (cp < cq) p++;
-    else q++;
-  }
-  return dot;
 }
 
 /**
@@ -61,7 +42,7 @@ export function kernelPrior(
     let max = -Infinity;
     for (let s = 0; s < sources.length; s++) {
       if (skip(t, s)) continue;
-      cosines[s] = rowDot(x, t, y, s);
+      cosines[s] = csrRowDot(x, t, y, s);
       max = Math.max(max, cosines[s] as number);
     }
     if (max === -Infinity) return undefined;

@@ -2,6 +2,30 @@
 // S = X X^T agrees with scikit-learn + scipy to the last bit where possible.
 import type { CsrMatrix } from '../text/tfidf.js';
 
+/**
+ * <x_a, y_b> of row a of x and row b of y (same column space), summed over their common columns in ascending
+ * column order (scipy's order). Products commute exactly, so csrRowDot(x, a, x, b) and csrRowDot(x, b, x, a) have
+ * the same bits and a cosine table built from it is exactly symmetric.
+ */
+export function csrRowDot(x: CsrMatrix, a: number, y: CsrMatrix, b: number): number {
+  let p = x.indptr[a] as number;
+  const pEnd = x.indptr[a + 1] as number;
+  let q = y.indptr[b] as number;
+  const qEnd = y.indptr[b + 1] as number;
+  let dot = 0;
+  while (p < pEnd && q < qEnd) {
+    const cp = x.indices[p] as number;
+    const cq = y.indices[q] as number;
+    if (cp === cq) {
+      dot += (x.data[p] as number) * (y.data[q] as number);
+      p++;
+      q++;
+    } else if (cp < cq) p++;
+    else q++;
+  }
+  return dot;
+}
+
 /** The transpose of a CSR matrix (equivalently its CSC form): column -> (row, value) lists. */
 export function transposeCsr(x: CsrMatrix): CsrMatrix {
   const counts = new Int32Array(x.cols + 1);

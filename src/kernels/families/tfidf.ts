@@ -2,6 +2,7 @@
 // the kernel of `tfidf_kernel_loo_T<T>`.
 import { TfidfVectorizer, type CsrMatrix, type TfidfVectorizerJSON } from '../../text/tfidf.js';
 import { RlAdvantagesError } from '../../errors.js';
+import { csrRowDot } from '../../internal/sparse.js';
 import { fail, readBoolean, readNumber, readObject, type JsonObject } from '../read.js';
 import type { Embedding } from '../weights.js';
 import type { FamilyDefinition } from './types.js';
@@ -19,27 +20,9 @@ export interface TfidfFitted extends JsonObject {
   readonly vectorizer: TfidfVectorizerJSON;
 }
 
-/**
- * <x_a, x_b> of two CSR rows, summed over their common columns in ascending order. Products commute exactly, so
- * rowDot(a, b) and rowDot(b, a) have the same bits.
- */
+/** <x_a, x_b> of two rows of one CSR matrix (csrRowDot: the same bits either way round). */
 export function rowDot(x: CsrMatrix, a: number, b: number): number {
-  let p = x.indptr[a] as number;
-  const pEnd = x.indptr[a + 1] as number;
-  let q = x.indptr[b] as number;
-  const qEnd = x.indptr[b + 1] as number;
-  let dot = 0;
-  while (p < pEnd && q < qEnd) {
-    const cp = x.indices[p] as number;
-    const cq = x.indices[q] as number;
-    if (cp === cq) {
-      dot += (x.data[p] as number) * (x.data[q] as number);
-      p++;
-      q++;
-    } else if (cp < cq) p++;
-    else q++;
-  }
-  return dot;
+  return csrRowDot(x, a, x, b);
 }
 
 /** g_ab = -cos(v_a, v_b) / T of the prompts' TF-IDF rows. */
