@@ -163,3 +163,18 @@ export function readTasks(tasks: readonly CalibrationTask[]): TaskTable {
   });
   return { count: tasks.length, ids, prompts, offsets, rewards: Float64Array.from(all), sizes };
 }
+
+/**
+ * One step of a partial Fisher-Yates shuffle of the task positions, then one rollout of the drawn task: swaps a
+ * uniformly chosen position of i..size-1 into i (so positions[0..i] is an ordered sample without replacement,
+ * from any starting arrangement), draws rollout g uniformly among task k's G_k, and returns its index
+ * offsets[k] + g in the table's rewards. Two `rng.quick()` draws, in that order: every caller that draws batches
+ * this way sees the same batches for the same seed (common random numbers). Internal.
+ */
+export function drawRollout(rng: { quick(): number }, positions: Int32Array, i: number, size: number, table: TaskTable): number {
+  const j = i + Math.floor(rng.quick() * (size - i));
+  const k = positions[j] as number;
+  positions[j] = positions[i] as number;
+  positions[i] = k;
+  return (table.offsets[k] as number) + Math.floor(rng.quick() * (table.sizes[k] as number));
+}

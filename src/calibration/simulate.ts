@@ -2,7 +2,7 @@
 // result so that the point estimate, the Monte-Carlo error and the jackknife (jackknife.ts) share one pass.
 import { RlAdvantagesError } from '../errors.js';
 import type { BaselineEngine } from './engines.js';
-import type { TaskTable } from './rows.js';
+import { drawRollout, type TaskTable } from './rows.js';
 
 /** How the noise of the targets is estimated (docs/method.md section 4.2). */
 export type NoiseModel = 'pooled' | 'per-task';
@@ -139,12 +139,8 @@ export function simulate(
     for (let i = 0; i < batchSize; i++) {
       // The shuffle continues from the previous batch's arrangement: from any arrangement, a partial
       // Fisher-Yates shuffle gives a uniformly random ordered sample without replacement.
-      const j = i + Math.floor(rng.quick() * (size - i));
-      const k = positions[j] as number;
-      positions[j] = positions[i] as number;
-      positions[i] = k;
-      const g = Math.floor(rng.quick() * (table.sizes[k] as number));
-      const at = (table.offsets[k] as number) + g;
+      const at = drawRollout(rng, positions, i, size, table);
+      const k = positions[i] as number;
       taskOf[i] = k;
       rewards[i] = table.rewards[at] as number;
       target[i] = targets[at] as number;

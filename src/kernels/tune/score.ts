@@ -3,7 +3,7 @@
 // B (B - 1) / 2 table reads.
 import { looMeansInto } from '../../internal/batch.js';
 import { noiseVariance, prepare } from '../../calibration/simulate.js';
-import type { TaskTable } from '../../calibration/rows.js';
+import { drawRollout, type TaskTable } from '../../calibration/rows.js';
 import { expNonPositive } from '../../internal/fast-exp.js';
 import { batchEnergiesInto, energyBaselinesInto, type Embedding } from '../weights.js';
 
@@ -44,12 +44,8 @@ export function planBatches(table: TaskTable, batchSize: number, batches: number
   let correction = 0;
   for (let m = 0; m < batches; m++) {
     for (let i = 0; i < batchSize; i++) {
-      const j = i + Math.floor(rng.quick() * (size - i));
-      const k = positions[j] as number;
-      positions[j] = positions[i] as number;
-      positions[i] = k;
-      const g = Math.floor(rng.quick() * (table.sizes[k] as number));
-      const at = (table.offsets[k] as number) + g;
+      const at = drawRollout(rng, positions, i, size, table);
+      const k = positions[i] as number;
       taskOf[m * batchSize + i] = k;
       rewards[m * batchSize + i] = table.rewards[at] as number;
       targets[m * batchSize + i] = prepared.targets[at] as number;
