@@ -130,3 +130,36 @@ describe('the features option', () => {
     expect(() => tuneKernel(synthetic(true).rows, { families: ['embedding'] })).toThrow(/families includes embedding, which needs the features option/);
   });
 });
+
+describe('the embedding energies (docs/method.md section 2.4), by hand', () => {
+  const sha = (p: string) => createHash('sha256').update(p, 'utf8').digest('hex');
+  /** d = 2, means (0, 0), sds (1, 2): z_a = (1, 0), z_b = (0, 1), z_c = (3, 2). */
+  const file = (metric: string, bandwidth: number) => ({
+    format: 'rl-advantages/kernel',
+    version: 1,
+    family: 'embedding',
+    params: { metric, bandwidth },
+    fitted: { dimension: 2, means: [0, 0], sds: [1, 2], vectors: { [sha('a')]: [1, 0], [sha('b')]: [0, 2], [sha('c')]: [3, 4] } },
+  });
+
+  // Tolerance 1e-15: the energies are O(1) and computed in a few float64 operations (a few ulps).
+  it('rbf: |z_a - z_b|^2 / (2 s^2 d) on the standardised vectors', () => {
+    const g = loadKernel(file('rbf', 1)).embed(['a', 'b', 'c']);
+    expect(g.energy(0, 1)).toBeCloseTo(0.5, 15);
+    expect(g.energy(0, 2)).toBeCloseTo(2, 15);
+    expect(g.energy(1, 2)).toBeCloseTo(2.5, 15);
+    // b_a = (e^-0.5 * 0 + e^-2 * 1) / (e^-0.5 + e^-2) (numpy 1.24).
+    const b = createEstimator('kernel_file', { kernel: loadKernel(file('rbf', 1)) }).compute({ rewards: [1, 0, 1], prompts: ['a', 'b', 'c'] }).baselines;
+    expect(b[0]).toBeCloseTo(0.18242552380635635, 15);
+  });
+
+  it('cosine: -cos(u_a, u_b) / T on the raw vectors', () => {
+    const g = loadKernel(file('cosine', 0.5)).embed(['a', 'b', 'c']);
+    expect(g.energy(0, 1)).toBeCloseTo(0, 15);
+    expect(g.energy(0, 2)).toBeCloseTo(-1.2, 15);
+    expect(g.energy(1, 2)).toBeCloseTo(-1.6, 15);
+    // b_a = (e^-1.2 * 0 + 1 * 1) / (e^-1.2 + 1) (numpy 1.24).
+    const b = createEstimator('kernel_file', { kernel: loadKernel(file('cosine', 0.5)) }).compute({ rewards: [1, 0, 1], prompts: ['a', 'b', 'c'] }).baselines;
+    expect(b[0]).toBeCloseTo(0.7685247834990175, 15);
+  });
+});
