@@ -73,6 +73,7 @@ export {
   type TuneKernelResult,
   type TuneDirection,
   type TuneKernelOptions,
+  type FeatureRow,
   type Candidate,
   type HeldOutRatio,
   type Embedder,

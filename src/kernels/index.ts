@@ -20,5 +20,6 @@ export { fitRidge, predictRidge, type RidgeFit } from './ridge.js';
 export { resolveKernelEstimatorName, isKernelEstimatorName, KERNEL_NAME_PREFIX, type ResolvedKernelName } from './resolve.js';
 export { tuneKernel, type TuneKernelResult, type TuneDirection } from './tune/tune.js';
 export type { TuneKernelOptions } from './tune/options.js';
+export type { FeatureRow } from './tune/vectors.js';
 export type { Candidate } from './tune/grid.js';
 export type { HeldOutRatio } from './tune/heldout.js';

@@ -76,3 +76,51 @@ describe('rl-adv tune-kernel', () => {
     expect(families.stderr).toMatch(/--families length,magic: unknown family "magic"/);
   });
 });
+
+describe('rl-adv tune-kernel --features', () => {
+  /** One vector a task: the repeat count of its prompt (the difficulty) and a constant, keyed by task_id or prompt. */
+  function features(): unknown[] {
+    return (rows() as { task_id: string; prompt: string }[]).map((r, k) => (k % 2 === 0 ? { task_id: r.task_id, features: [k % 6, 1] } : { prompt: r.prompt, features: [k % 6, 1] }));
+  }
+
+  it('tunes the embedding family on user vectors; the kernel refuses a prompt it has no vector for', () => {
+    const dir = tempDir();
+    writeJsonl(dir, 'calib.jsonl', rows());
+    writeJsonl(dir, 'emb.jsonl', features());
+    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '200', '--out', 'kernel.json', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const file = JSON.parse(readFileSync(join(dir, 'kernel.json'), 'utf8'));
+    expect(file.family).toBe('embedding');
+    expect(file.fitted.dimension).toBe(2);
+    expect(Object.keys(file.fitted.vectors)).toHaveLength(120);
+    expect(file.provenance.inputs[1]).toMatchObject({ role: 'features', path: 'emb.jsonl', rows: 120 });
+    expect(rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'calib.jsonl'], { cwd: dir }).code).toBe(0);
+    writeJsonl(dir, 'new.jsonl', [...rows().slice(0, 2), { task_id: 'new', prompt: 'a new question', reward: 1 }]);
+    const unknown = rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'new.jsonl'], { cwd: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/new\.jsonl:3: field "prompt": has no feature vector: an embedding kernel only knows the prompts it was given vectors for/);
+  });
+
+  it.each([
+    [[{ task_id: 't0', features: [1, 'x'] }], /emb\.jsonl:1: field "features": entry \[1\] must be a finite number, got "x"/],
+    [[{ task_id: 't0', features: [1, 2] }, { task_id: 't1', features: [1, 2, 3] }], /emb\.jsonl:2: field "features": has 3 entries at index 1, the first row has 2/],
+    [[{ task_id: 't0', features: 3 }], /emb\.jsonl:1: field "features": must be a non-empty array of finite numbers, got 3/],
+    [[{ task_id: 't0', features: [1] }, { task_id: 't0', features: [2] }], /emb\.jsonl:2: field "task_id": "t0" is given twice/],
+    [[{ task_id: 't0', features: [1] }], /emb\.jsonl: task "t1" has no feature vector/],
+  ])('exits 2 naming the --features file, line and field %#', (lines, message) => {
+    const dir = tempDir();
+    writeJsonl(dir, 'calib.jsonl', rows());
+    writeJsonl(dir, 'emb.jsonl', lines);
+    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '50', '--out', 'k.json'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('refuses --families embedding without --features', () => {
+    const dir = tempDir();
+    writeJsonl(dir, 'calib.jsonl', rows());
+    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--families', 'embedding', '--out', 'k.json'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--families embedding: the embedding family needs --features F\.jsonl/);
+  });
+});

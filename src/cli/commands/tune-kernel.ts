@@ -8,6 +8,7 @@ import { RlAdvantagesError } from '../../errors.js';
 import { KERNEL_FAMILIES, type KernelFamily } from '../../kernels/families/types.js';
 import { kernelFamilyRows, kernelFileJson, type KernelInput } from '../../kernels/kernel-file.js';
 import { tuneKernel, type TuneKernelResult } from '../../kernels/tune/tune.js';
+import type { FeatureRow } from '../../kernels/tune/vectors.js';
 import { kernelPage } from '../../report/pages.js';
 import { num, table } from '../format.js';
 import { inputError, parseJsonl, readCorpus, readText, writeText, type Row } from '../io.js';
@@ -20,6 +21,7 @@ interface TuneKernelCliOptions {
   train?: string;
   corpus?: string;
   corpusField: string;
+  features?: string;
   families?: string[];
   holdout: string;
   batchSize: number;
@@ -48,6 +50,21 @@ async function readInput(file: string, io: CliIo, option: string, role: KernelIn
   const text = await readText(file, io, option);
   const rows: Row[] = parseJsonl(text, file);
   return { rows: readRows(rows), input: { role, path: file, sha256: sha256(text), rows: rows.length } };
+}
+
+/** The --features rows, as the library reads them (errors name the line through {@link featuresError}). */
+async function readFeatures(file: string, io: CliIo): Promise<{ rows: Row[]; input: KernelInput }> {
+  const text = await readText(file, io, '--features');
+  const rows = parseJsonl(text, file);
+  if (rows.length === 0) throw inputError(file, undefined, undefined, 'holds no rows (one JSON object a line: {"task_id" | "prompt", "features": [numbers]})');
+  return { rows, input: { role: 'features', path: file, sha256: sha256(text), rows: rows.length } };
+}
+
+/** A library error about the --features rows as `FILE:LINE: field "F": ...` (the file alone for a missing task). */
+function featuresError(file: string, rows: readonly Row[], error: RlAdvantagesError): Error {
+  const row = error.index === undefined ? undefined : rows[error.index];
+  if (row === undefined) return inputError(file, undefined, undefined, `${error.message} (--input has the task, --features does not)`);
+  return row.error(error.field, error.message.replace(/^features\[\d+\]\.\w+ /, ''));
 }
 
 /** The readable summary. */
@@ -101,6 +118,9 @@ function parseFamilies(list: string[] | undefined): KernelFamily[] | undefined {
 async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
   const holdout = parseHoldout(options.holdout);
   const families = parseFamilies(options.families);
+  if (families?.includes('embedding') === true && options.features === undefined) {
+    throw new CliUsageError(`--families ${families.join(',')}: the embedding family needs --features F.jsonl (user feature vectors)`);
+  }
   // Nothing a user gave is lost: an existing --out is kept unless --force.
   if (options.force !== true && (await stat(options.out).catch(() => undefined)) !== undefined) {
     throw new CliUsageError(`--out ${options.out} exists; it is kept: give another file or --force to replace it`);
@@ -113,12 +133,15 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     corpus = await readCorpus(options.corpus, io, options.corpusField);
     inputs.push({ role: 'corpus', path: options.corpus, sha256: sha256(await readText(options.corpus, io, '--corpus')), rows: corpus.length });
   }
+  const features = options.features === undefined ? undefined : await readFeatures(options.features, io);
+  if (features !== undefined) inputs.push(features.input);
   let result: TuneKernelResult;
   const bar = progress(io);
   try {
     result = tuneKernel(input.rows, {
       ...(train === undefined ? {} : { train: train.rows }),
       ...(corpus === undefined ? {} : { corpus }),
+      ...(features === undefined ? {} : { features: features.rows.map((r) => r.value as unknown as FeatureRow) }),
       ...(families === undefined ? {} : { families }),
       holdout,
       batchSize: options.batchSize,
@@ -130,6 +153,7 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     });
   } catch (error) {
     if (!(error instanceof RlAdvantagesError)) throw error;
+    if (features !== undefined && (error.code === 'bad_features' || error.code === 'missing_features')) throw featuresError(options.features as string, features.rows, error);
     if (error.field === 'train') throw inputError(options.train as string, undefined, 'task_id', error.message);
     const flag = error.field === undefined ? undefined : FLAGS[error.field];
     if (flag !== undefined) throw new CliUsageError(`${flag}: ${error.message}`);
@@ -155,7 +179,7 @@ export function register(program: Command, io: CliIo): void {
     .command('tune-kernel')
     .summary('tune a prompt-only kernel on calibration rows, with an honest held-out B_eff ratio')
     .description(
-      'Searches kernel families (TF-IDF, prompt length, text features, predicted difficulty, products, and the ' +
+      'Searches kernel families (TF-IDF, prompt length, text features, user feature vectors, predicted difficulty, products, and the ' +
         'references) on a seeded tuning part of the tasks and scores the winner on the held-out part, by the B_eff ratio ' +
         'against loo_batch_mean on common random batches (docs/method.md section 4.3); cross-fitting swaps the parts. ' +
         'Writes kernel.json, usable as the estimator kernel:PATH (docs/kernel-lab.md).\n' +
@@ -166,6 +190,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--train <file>', 'rows of other tasks, only to fit learned parts (the difficulty ridge); never scored')
     .option('--corpus <file>', 'documents for the TF-IDF vocabulary and length buckets (JSON lines or .txt)')
     .option('--corpus-field <name>', 'the JSON-lines field of --corpus holding each document', 'question')
+    .option('--features <file>', 'user feature vectors (e.g. embeddings), JSON lines {"task_id" | "prompt", "features": [numbers]}, for the embedding family')
     .option('--families <list>', `comma-separated families (default all: ${KERNEL_FAMILIES.join(', ')})`, listOption)
     .option('--holdout <fraction>', 'the held-out fraction of the tasks', '0.5')
     .option('--batch-size <n>', 'B, distinct tasks per batch', integerOption(2), 32)
@@ -179,5 +204,6 @@ export function register(program: Command, io: CliIo): void {
   withExamples(command, [
     'rl-adv tune-kernel --input calib.jsonl --out kernel.json',
     'rl-adv tune-kernel --input calib.jsonl --families length,difficulty --batches 2000 --out kernel.json --json',
+    'rl-adv tune-kernel --input calib.jsonl --features embeddings.jsonl --families embedding,loo_batch_mean --out kernel.json',
   ]);
 }

@@ -2,6 +2,7 @@
 import { fail, readObject, type JsonObject } from '../read.js';
 import type { Embedding } from '../weights.js';
 import { difficultyFamily } from './difficulty.js';
+import { embeddingFamily } from './embedding.js';
 import { featuresFamily } from './features.js';
 import { lengthFamily } from './length.js';
 import { lengthBucketFamily, looBatchMeanFamily } from './references.js';
@@ -65,6 +66,7 @@ const DEFINITIONS: Record<KernelFamily, FamilyDefinition> = {
   tfidf: tfidfFamily as unknown as FamilyDefinition,
   length: lengthFamily as unknown as FamilyDefinition,
   features: featuresFamily as unknown as FamilyDefinition,
+  embedding: embeddingFamily as unknown as FamilyDefinition,
   difficulty: difficultyFamily as unknown as FamilyDefinition,
   product: productFamily as unknown as FamilyDefinition,
   loo_batch_mean: looBatchMeanFamily as unknown as FamilyDefinition,

@@ -9,6 +9,7 @@ export const KERNEL_FAMILIES = Object.freeze([
   'tfidf',
   'length',
   'features',
+  'embedding',
   'difficulty',
   'product',
   'loo_batch_mean',
@@ -72,6 +73,8 @@ export interface FitData {
   readonly labelled?: { readonly prompts: readonly string[]; readonly y: Float64Array };
   /** A corpus for the TF-IDF vocabulary (else `prompts`). */
   readonly corpus?: readonly string[];
+  /** User feature vectors by prompt (the `embedding` family), all of one length. */
+  readonly vectors?: ReadonlyMap<string, readonly number[]>;
   readonly cache: TextCache;
 }
 

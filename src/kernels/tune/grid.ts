@@ -42,6 +42,10 @@ function familyGrid(family: KernelFamily): Candidate[] {
       for (const bandwidth of [0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4, 6, 8]) out.push({ family, params: { metric: 'rbf', bandwidth } });
       for (const bandwidth of [0.05, 0.1, 0.2, 0.5, 1, 2]) out.push({ family, params: { metric: 'cosine', bandwidth } });
       return out;
+    case 'embedding':
+      for (const bandwidth of [0.25, 0.5, 0.75, 1, 1.5, 2, 3]) out.push({ family, params: { metric: 'rbf', bandwidth } });
+      for (const bandwidth of [0.02, 0.05, 0.1, 0.2, 0.5, 1]) out.push({ family, params: { metric: 'cosine', bandwidth } });
+      return out;
     case 'difficulty':
       for (const alpha of ALPHAS) {
         for (const kernel of ['gaussian', 'laplace']) for (const bandwidth of BANDWIDTHS) out.push({ family, params: { alpha, kernel, bandwidth } });

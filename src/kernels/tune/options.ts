@@ -4,6 +4,7 @@ import { checkPositiveInteger, describe } from '../../internal/validate.js';
 import { groupCalibrationRows, type CalibrationRow, type CalibrationTask } from '../../calibration/rows.js';
 import { KERNEL_FAMILIES, type KernelFamily } from '../families/types.js';
 import type { KernelInput } from '../kernel-file.js';
+import type { FeatureRow } from './vectors.js';
 
 /** Options of {@link tuneKernel}. */
 export interface TuneKernelOptions {
@@ -14,7 +15,12 @@ export interface TuneKernelOptions {
   train?: readonly CalibrationRow[];
   /** Documents for the TF-IDF vocabulary and the length-bucket edges (else the prompts of the set being fitted). */
   corpus?: readonly string[];
-  /** Families to search. Default: every family of {@link KERNEL_FAMILIES}. */
+  /**
+   * User feature vectors (e.g. embeddings) for the `embedding` family: rows `{task_id | prompt, features}`, every
+   * input task covered, all of one length. The kernel file stores them by prompt sha256 and knows only those prompts.
+   */
+  features?: readonly FeatureRow[];
+  /** Families to search. Default: every family of {@link KERNEL_FAMILIES} (`embedding` only when `features` is given). */
   families?: readonly KernelFamily[];
   /** h, the held-out fraction of the tasks, 0 < h < 1. Default 0.5. */
   holdout?: number;
@@ -36,6 +42,7 @@ export interface TuneKernelOptions {
 export interface ReadOptions {
   readonly train: CalibrationTask[];
   readonly corpus: readonly string[] | undefined;
+  readonly features: readonly FeatureRow[] | undefined;
   readonly families: readonly KernelFamily[];
   readonly holdout: number;
   readonly batchSize: number;
@@ -60,11 +67,12 @@ export function readTuneOptions(options: TuneKernelOptions | undefined): ReadOpt
   const batches = checkPositiveInteger('batches', o.batches ?? 10000, 2);
   const seed = o.seed ?? 0;
   if (!(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))) bad('seed', `must be a string or a finite number, got ${describe(seed)}`);
-  const families = o.families ?? KERNEL_FAMILIES;
+  const families = o.families ?? KERNEL_FAMILIES.filter((f) => f !== 'embedding' || o.features !== undefined);
   if (!Array.isArray(families) || families.length === 0) bad('families', `must be a non-empty array of family names (${KERNEL_FAMILIES.join(', ')})`);
   families.forEach((f: unknown, i) => {
     if (typeof f !== 'string' || !(KERNEL_FAMILIES as readonly string[]).includes(f)) bad('families', `[${i}] must be one of ${KERNEL_FAMILIES.join(', ')}, got ${describe(f)}`, i);
   });
+  if (o.features === undefined && families.includes('embedding')) bad('families', 'includes embedding, which needs the features option (user feature vectors)');
   const crossFit = o.crossFit ?? true;
   if (typeof crossFit !== 'boolean') bad('crossFit', `must be true or false, got ${describe(crossFit)}`);
   if (o.corpus !== undefined && (!Array.isArray(o.corpus) || o.corpus.some((d) => typeof d !== 'string'))) bad('corpus', 'must be an array of strings');
@@ -72,6 +80,7 @@ export function readTuneOptions(options: TuneKernelOptions | undefined): ReadOpt
   return {
     train: o.train === undefined ? [] : groupCalibrationRows(o.train),
     corpus: o.corpus,
+    features: o.features,
     families: [...new Set(families)],
     holdout,
     batchSize,

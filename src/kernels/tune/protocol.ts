@@ -31,6 +31,8 @@ export interface ProtocolContext {
   /** The --train tasks: in every ridge fit, never scored. */
   readonly train: Labelled;
   readonly corpus: readonly string[] | undefined;
+  /** The user feature vectors by prompt (the `embedding` family). */
+  readonly vectors?: ReadonlyMap<string, readonly number[]>;
 }
 
 function concat(a: Labelled, b: Labelled): Labelled {
@@ -47,6 +49,7 @@ export function fitData(set: TaskSet, context: ProtocolContext): FitData {
     labelled: concat(set, context.train),
     cache: context.cache,
     ...(context.corpus === undefined ? {} : { corpus: context.corpus }),
+    ...(context.vectors === undefined ? {} : { vectors: context.vectors }),
   };
 }
 
@@ -106,7 +109,7 @@ export function protocolEmbedding(candidate: Candidate, set: TaskSet, context: P
 }
 
 /**
- * For `tfidf` and `features`, whose energy is a base table (-cos, or |z_a - z_b|^2) divided by a parameter: the table
+ * For `tfidf`, `features` and `embedding`, whose energy is a base table (-cos, or |z_a - z_b|^2) divided by a parameter: the table
  * is computed once per set and shared by every temperature or bandwidth. Null for the other families.
  */
 function baseEmbedding(candidate: Candidate, set: TaskSet, context: ProtocolContext): Embedding | null {
@@ -116,9 +119,9 @@ function baseEmbedding(candidate: Candidate, set: TaskSet, context: ProtocolCont
   if (candidate.family === 'tfidf') {
     divisor = p.temperature as number;
     baseParams = { temperature: 1, sublinear_tf: p.sublinear_tf as boolean };
-  } else if (candidate.family === 'features') {
+  } else if (candidate.family === 'features' || candidate.family === 'embedding') {
     divisor = p.metric === 'rbf' ? 2 * (p.bandwidth as number) ** 2 : (p.bandwidth as number);
-    // rbf with 2 s^2 = 1 gives |z_a - z_b|^2; cosine with T = 1 gives -cos.
+    // rbf with 2 s^2 = 1 gives |z_a - z_b|^2 (`embedding`: divided by d); cosine with T = 1 gives -cos.
     baseParams = { metric: p.metric as string, bandwidth: p.metric === 'rbf' ? Math.SQRT1_2 : 1 };
   } else return null;
   const definition = familyDefinition(candidate.family);

@@ -15,6 +15,7 @@ import { readTuneOptions, type TuneKernelOptions } from './options.js';
 import { refit, type ProtocolContext, type TaskSet } from './protocol.js';
 import { planBatches } from './score.js';
 import { search, type SearchResult } from './search.js';
+import { resolveFeatureRows } from './vectors.js';
 
 export type { TuneKernelOptions } from './options.js';
 
@@ -117,6 +118,7 @@ export function tuneKernel(rows: readonly CalibrationRow[], options?: TuneKernel
   const table = readTasks(tasks);
   const mode = prepare(table).corrected ? 'corrected' : 'single_rollout';
   checkTrain(tasks, o.train);
+  const vectors = o.features === undefined ? undefined : resolveFeatureRows(o.features, tasks);
   const seed = String(o.seed);
   const parts = split(tasks.length, o.holdout, seed);
   parts.forEach((part, i) => {
@@ -127,7 +129,7 @@ export function tuneKernel(rows: readonly CalibrationRow[], options?: TuneKernel
       });
     }
   });
-  const run: Run = { o, tasks, seed, grid: candidateGrid(o.families), context: { cache: new TextCache(), seed, train: taskSet('train', o.train), corpus: o.corpus } };
+  const run: Run = { o, tasks, seed, grid: candidateGrid(o.families), context: { cache: new TextCache(), seed, train: taskSet('train', o.train), corpus: o.corpus, ...(vectors === undefined ? {} : { vectors }) } };
   const familyOrder = o.families.filter((f) => run.grid.some((c) => c.family === f));
   const directions = (o.crossFit ? [0, 1] : [0]).map((d) => ({ tune: parts[d] as number[], test: parts[1 - d] as number[], name: `part${d + 1}` }));
   const searches: SearchResult[] = [];
