@@ -1,5 +1,5 @@
 // The regularized incomplete beta function and its inverse, for Clopper-Pearson limits and binomial tails
-// (docs/method.md section 5.3). Checked against exact rational binomial sums (test/fixtures/beta_reference.py).
+// (docs/method.md sections 5.4 and 5.6). Checked against exact rational binomial sums (test/fixtures/beta_reference.py).
 
 const LANCZOS = [
   0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
