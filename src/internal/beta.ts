@@ -92,10 +92,3 @@ export function clopperPearson(x: number, n: number, alpha: number): [number, nu
   const upper = x === n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x);
   return [lower, upper];
 }
-
-/** log of the binomial probability C(n, x) p^x (1 - p)^(n - x), -Infinity where it is 0. */
-export function logBinomialPmf(x: number, n: number, p: number): number {
-  if (p === 0) return x === 0 ? 0 : -Infinity;
-  if (p === 1) return x === n ? 0 : -Infinity;
-  return logGamma(n + 1) - logGamma(x + 1) - logGamma(n - x + 1) + x * Math.log(p) + (n - x) * Math.log1p(-p);
-}
