@@ -74,7 +74,6 @@ export function checkPairs(a: Arm, b: Arm): void {
   }
 }
 
-
 /**
  * A library error about an item, in command-line words: the library names the side ("treatment"/"baseline") and
  * the item's index, which become the file and line.

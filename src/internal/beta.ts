@@ -1,5 +1,5 @@
 // The regularized incomplete beta function and its inverse, for Clopper-Pearson limits and binomial tails
-// (docs/method.md section 5.3). Checked against exact rational binomial sums (test/fixtures/beta_reference.py).
+// (docs/method.md sections 5.4 and 5.6). Checked against exact rational binomial sums (test/fixtures/beta_reference.py).
 
 const LANCZOS = [
   0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
@@ -91,11 +91,4 @@ export function clopperPearson(x: number, n: number, alpha: number): [number, nu
   const lower = x === 0 ? 0 : betaQuantile(alpha / 2, x, n - x + 1);
   const upper = x === n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x);
   return [lower, upper];
-}
-
-/** log of the binomial probability C(n, x) p^x (1 - p)^(n - x), -Infinity where it is 0. */
-export function logBinomialPmf(x: number, n: number, p: number): number {
-  if (p === 0) return x === 0 ? 0 : -Infinity;
-  if (p === 1) return x === n ? 0 : -Infinity;
-  return logGamma(n + 1) - logGamma(x + 1) - logGamma(n - x + 1) + x * Math.log(p) + (n - x) * Math.log1p(-p);
 }

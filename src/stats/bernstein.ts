@@ -1,7 +1,6 @@
 // The paired empirical Bernstein interval (docs/method.md section 5.3).
-import { checkPositiveInteger, toFiniteFloat64 } from '../internal/validate.js';
-import { RlAdvantagesError } from '../errors.js';
-import { checkAlpha, checkRange, summarizeDifferences } from './checks.js';
+import { toFiniteFloat64 } from '../internal/validate.js';
+import { checkHalfWidthParameters, checkRange, checkVariance, summarizeDifferences } from './checks.js';
 import type { PairedInterval, PairedIntervalOptions } from './interval.js';
 
 /**
@@ -29,15 +28,9 @@ import type { PairedInterval, PairedIntervalOptions } from './interval.js';
  * ```
  */
 export function empiricalBernsteinHalfWidth(options: { n: number; variance: number; alpha: number; range: number; comparisons?: number }): number {
-  const n = checkPositiveInteger('n', options.n);
-  const alpha = checkAlpha('alpha', options.alpha);
-  const range = checkRange('range', options.range);
-  const k = checkPositiveInteger('comparisons', options.comparisons ?? 1);
+  const { n, alpha, range, k } = checkHalfWidthParameters(options);
   if (n === 1) return range;
-  const v = options.variance;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-    throw new RlAdvantagesError(`variance must be a finite number >= 0, got ${String(v)}`, { code: 'bad_variance', field: 'variance' });
-  }
+  const v = checkVariance('variance', options.variance);
   const log = Math.log((4 * k) / alpha);
   const h = Math.sqrt((2 * v * log) / n) + (7 * range * log) / (3 * (n - 1));
   return Math.min(h, range);

@@ -1,6 +1,6 @@
 // Parameter checks shared by the decision methods (not exported from the package).
 import { RlAdvantagesError } from '../errors.js';
-import { describe } from '../internal/validate.js';
+import { checkPositiveInteger, describe } from '../internal/validate.js';
 
 /** alpha must be a number in (0, 1). */
 export function checkAlpha(field: string, alpha: unknown): number {
@@ -16,6 +16,32 @@ export function checkRange(field: string, range: unknown): number {
     throw new RlAdvantagesError(`${field} must be a finite number > 0, got ${describe(range)}`, { code: 'bad_range', field });
   }
   return range;
+}
+
+/** A sample variance V must be a finite number >= 0. */
+export function checkVariance(field: string, variance: unknown): number {
+  if (typeof variance !== 'number' || !Number.isFinite(variance) || variance < 0) {
+    throw new RlAdvantagesError(`${field} must be a finite number >= 0, got ${describe(variance)}`, { code: 'bad_variance', field });
+  }
+  return variance;
+}
+
+/**
+ * The parameters every half-width takes, checked in this order: n an integer >= 1, alpha in (0, 1), R > 0 and
+ * k (`comparisons`, default 1) an integer >= 1.
+ */
+export function checkHalfWidthParameters(options: { n: unknown; alpha: unknown; range: unknown; comparisons?: unknown }): {
+  n: number;
+  alpha: number;
+  range: number;
+  k: number;
+} {
+  return {
+    n: checkPositiveInteger('n', options.n),
+    alpha: checkAlpha('alpha', options.alpha),
+    range: checkRange('range', options.range),
+    k: checkPositiveInteger('comparisons', options.comparisons ?? 1),
+  };
 }
 
 /** A finite number. */

@@ -1,6 +1,6 @@
 // The paired Hoeffding interval, the spec's decision method (docs/method.md section 5.2).
-import { checkPositiveInteger, toFiniteFloat64 } from '../internal/validate.js';
-import { checkAlpha, checkRange, summarizeDifferences } from './checks.js';
+import { toFiniteFloat64 } from '../internal/validate.js';
+import { checkHalfWidthParameters, checkRange, summarizeDifferences } from './checks.js';
 import type { PairedInterval, PairedIntervalOptions } from './interval.js';
 
 /**
@@ -24,10 +24,7 @@ import type { PairedInterval, PairedIntervalOptions } from './interval.js';
  * ```
  */
 export function hoeffdingHalfWidth(options: { n: number; alpha: number; range: number; comparisons?: number }): number {
-  const n = checkPositiveInteger('n', options.n);
-  const alpha = checkAlpha('alpha', options.alpha);
-  const range = checkRange('range', options.range);
-  const k = checkPositiveInteger('comparisons', options.comparisons ?? 1);
+  const { n, alpha, range, k } = checkHalfWidthParameters(options);
   return range * Math.sqrt(Math.log((2 * k) / alpha) / (2 * n));
 }
 

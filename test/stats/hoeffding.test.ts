@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { RlAdvantagesError } from '../../src/errors.js';
 import {
   combineVerdicts,
   criterionVerdict,
@@ -15,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { loadStudySpec, parseDecisionRule, StudySpecError, type DecisionRule } from '../../src/study/spec.js';
 import { gsm8kDir, specPath } from '../helpers/paths.js';
+import { thrown } from '../helpers/errors.js';
 
 const spec = loadStudySpec(readFileSync(specPath, 'utf8'));
 
@@ -32,16 +32,6 @@ function accuracyRule(margin: number, alpha = 0.05): DecisionRule {
 
 function items(correct: readonly boolean[], prefix = 'q'): PairedItem[] {
   return correct.map((c, i) => ({ item_id: `${prefix}${i}`, correct: c }));
-}
-
-function thrown(fn: () => unknown): RlAdvantagesError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RlAdvantagesError);
-    return error as RlAdvantagesError;
-  }
-  throw new Error('expected an RlAdvantagesError');
 }
 
 describe('hoeffdingHalfWidth', () => {

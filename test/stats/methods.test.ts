@@ -6,7 +6,6 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   DECISION_METHOD_NAMES,
-  RlAdvantagesError,
   decisionMethod,
   empiricalBernsteinHalfWidth,
   exactBinomialInterval,
@@ -15,6 +14,7 @@ import {
   pairedHoeffding,
   type DecisionMethodName,
 } from '../../src/index.js';
+import { thrown } from '../helpers/errors.js';
 
 interface IntervalRow extends Record<DecisionMethodName, [number, number]> {
   n10: number;
@@ -27,16 +27,6 @@ const fixture = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', '
 
 function differences(n10: number, n01: number, n: number): number[] {
   return [...Array<number>(n10).fill(1), ...Array<number>(n01).fill(-1), ...Array<number>(n - n10 - n01).fill(0)];
-}
-
-function thrown(fn: () => unknown): RlAdvantagesError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RlAdvantagesError);
-    return error as RlAdvantagesError;
-  }
-  throw new Error('expected an RlAdvantagesError');
 }
 
 describe('the audit figures (n = 1319, 264 discordant pairs split evenly, alpha = 0.05)', () => {

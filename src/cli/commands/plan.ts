@@ -1,6 +1,5 @@
 // rl-adv plan: before training, what the spec's decision rule can conclude with n items, and with what power.
-import { Option, type Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { powerPage } from '../../report/pages.js';
 import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../stats/design-power.js';
 import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
