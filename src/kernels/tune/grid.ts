@@ -1,5 +1,6 @@
 // The candidate kernels of a tuning run: a grid fixed in advance, and the neighbours local refinement tries
 // (docs/method.md section 4.3).
+import { SCALAR_KERNELS } from '../families/length.js';
 import type { KernelFamily } from '../families/types.js';
 import type { JsonObject } from '../read.js';
 
@@ -25,7 +26,7 @@ function product(a: Candidate, b: Candidate): Candidate {
 
 /** A scalar family's grid (length, difficulty): each value of `key`, then each scalar kernel, then each bandwidth. */
 function scalarGrid(family: KernelFamily, key: string, values: readonly (string | number)[]): Candidate[] {
-  return values.flatMap((value) => ['gaussian', 'laplace'].flatMap((kernel) => BANDWIDTHS.map((bandwidth) => ({ family, params: { [key]: value, kernel, bandwidth } }))));
+  return values.flatMap((value) => SCALAR_KERNELS.flatMap((kernel) => BANDWIDTHS.map((bandwidth) => ({ family, params: { [key]: value, kernel, bandwidth } }))));
 }
 
 /** The grid of one family. */
