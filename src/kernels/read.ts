@@ -26,11 +26,6 @@ export function readBoolean(value: unknown, path: string): boolean {
   return value;
 }
 
-export function readString(value: unknown, path: string): string {
-  if (typeof value !== 'string') fail(path, `must be a string, got ${describe(value)}`);
-  return value;
-}
-
 export function readChoice<T extends string>(value: unknown, path: string, choices: readonly T[]): T {
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
     fail(path, `must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}, got ${describe(value)}`);

@@ -2,11 +2,11 @@
 // (docs/method.md section 2.4).
 import { RlAdvantagesError } from '../../errors.js';
 import { TEXT_FEATURE_NAMES } from '../features.js';
-import { readChoice, readNumber, readNumbers, readObject, type JsonObject } from '../read.js';
+import { readNumber, readNumbers, readObject, type JsonObject } from '../read.js';
 import { fitRidge, predictRidge } from '../ridge.js';
 import { scalarEmbedding } from '../weights.js';
 import { fitStandardisation, readStandardisation, standardised, type Standardisation } from './features.js';
-import { readScale, SCALAR_KERNELS, sdOf } from './length.js';
+import { readScalarKernel, readScale, sdOf } from './length.js';
 import { TextCache, type FamilyDefinition, type FitData } from './types.js';
 
 /** Parameters of the `difficulty` family. */
@@ -49,8 +49,7 @@ export const difficultyFamily: FamilyDefinition<DifficultyParams, DifficultyFitt
     const o = readObject(value, path);
     return {
       alpha: readNumber(o.alpha, `${path}.alpha`, true),
-      kernel: readChoice(o.kernel, `${path}.kernel`, SCALAR_KERNELS),
-      bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true),
+      ...readScalarKernel(o, path),
     };
   },
   readFitted(value, path, params) {

@@ -3,8 +3,9 @@
 import { createHash } from 'node:crypto';
 import { RlAdvantagesError } from '../../errors.js';
 import { columnMoments, standardise } from '../features.js';
-import { fail, readChoice, readNumber, readNumbers, readObject, type JsonObject } from '../read.js';
+import { fail, readNumber, readNumbers, readObject, type JsonObject } from '../read.js';
 import { vectorEmbedding } from '../weights.js';
+import { readMetricParams } from './features.js';
 import type { FamilyDefinition } from './types.js';
 
 /** Parameters of the `embedding` family. */
@@ -54,8 +55,7 @@ function energies(params: EmbeddingParams, fitted: { dimension: number; means: r
 export const embeddingFamily: FamilyDefinition<EmbeddingParams, EmbeddingFitted> = {
   name: 'embedding',
   readParams(value, path) {
-    const o = readObject(value, path);
-    return { metric: readChoice(o.metric, `${path}.metric`, ['rbf', 'cosine'] as const), bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true) };
+    return readMetricParams(value, path);
   },
   readFitted(value, path) {
     const o = readObject(value, path);

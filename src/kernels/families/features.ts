@@ -39,11 +39,16 @@ export function standardised(s: Standardisation, prompts: readonly string[], cac
   return standardise(cache.features(prompts), prompts.length, s.means, s.sds);
 }
 
+/** Reads the params of a vector family ({@link featuresFamily}, `embedding`): `metric` and `bandwidth`. */
+export function readMetricParams(value: unknown, path: string): { metric: 'rbf' | 'cosine'; bandwidth: number } {
+  const o = readObject(value, path);
+  return { metric: readChoice(o.metric, `${path}.metric`, ['rbf', 'cosine'] as const), bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true) };
+}
+
 export const featuresFamily: FamilyDefinition<FeaturesParams, Standardisation> = {
   name: 'features',
   readParams(value, path) {
-    const o = readObject(value, path);
-    return { metric: readChoice(o.metric, `${path}.metric`, ['rbf', 'cosine'] as const), bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true) };
+    return readMetricParams(value, path);
   },
   readFitted(value, path) {
     return readStandardisation(readObject(value, path), path);

@@ -41,14 +41,18 @@ export function readScale(value: unknown, path: string, bandwidth: number): { sd
   return { sd, scale };
 }
 
+/** Reads the `kernel` and `bandwidth` of a scalar family's params (length, difficulty). */
+export function readScalarKernel(o: JsonObject, path: string): { kernel: (typeof SCALAR_KERNELS)[number]; bandwidth: number } {
+  return { kernel: readChoice(o.kernel, `${path}.kernel`, SCALAR_KERNELS), bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true) };
+}
+
 export const lengthFamily: FamilyDefinition<LengthParams, LengthFitted> = {
   name: 'length',
   readParams(value, path) {
     const o = readObject(value, path);
     return {
       measure: readChoice(o.measure, `${path}.measure`, LENGTH_MEASURES),
-      kernel: readChoice(o.kernel, `${path}.kernel`, SCALAR_KERNELS),
-      bandwidth: readNumber(o.bandwidth, `${path}.bandwidth`, true),
+      ...readScalarKernel(o, path),
     };
   },
   readFitted(value, path, params) {

@@ -1,6 +1,6 @@
 // The `tfidf` family: g = -cos(v_a, v_b) / T over a stored TF-IDF vectorizer (docs/method.md sections 2.4 and 3);
 // the kernel of `tfidf_kernel_loo_T<T>`.
-import { TfidfVectorizer, type CsrMatrix, type TfidfVectorizerJSON } from '../../text/tfidf.js';
+import { TfidfVectorizer, type TfidfVectorizerJSON } from '../../text/tfidf.js';
 import { RlAdvantagesError } from '../../errors.js';
 import { csrRowDot } from '../../internal/sparse.js';
 import { fail, readBoolean, readNumber, readObject, type JsonObject } from '../read.js';
@@ -20,15 +20,10 @@ export interface TfidfFitted extends JsonObject {
   readonly vectorizer: TfidfVectorizerJSON;
 }
 
-/** <x_a, x_b> of two rows of one CSR matrix (csrRowDot: the same bits either way round). */
-export function rowDot(x: CsrMatrix, a: number, b: number): number {
-  return csrRowDot(x, a, x, b);
-}
-
 /** g_ab = -cos(v_a, v_b) / T of the prompts' TF-IDF rows. */
 export function tfidfEmbedding(vectorizer: TfidfVectorizer, temperature: number, prompts: readonly string[]): Embedding {
   const x = vectorizer.transform(prompts);
-  return { size: prompts.length, energy: (a, b) => -rowDot(x, a, b) / temperature };
+  return { size: prompts.length, energy: (a, b) => -csrRowDot(x, a, x, b) / temperature };
 }
 
 export const tfidfFamily: FamilyDefinition<TfidfParams, TfidfFitted> = {

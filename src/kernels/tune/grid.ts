@@ -1,5 +1,6 @@
 // The candidate kernels of a tuning run: a grid fixed in advance, and the neighbours local refinement tries
 // (docs/method.md section 4.3).
+import { SCALAR_KERNELS } from '../families/length.js';
 import type { KernelFamily } from '../families/types.js';
 import type { JsonObject } from '../read.js';
 
@@ -23,6 +24,11 @@ function product(a: Candidate, b: Candidate): Candidate {
   return { family: 'product', params: { factors: [{ family: a.family, params: a.params }, { family: b.family, params: b.params }] } };
 }
 
+/** A scalar family's grid (length, difficulty): each value of `key`, then each scalar kernel, then each bandwidth. */
+function scalarGrid(family: KernelFamily, key: string, values: readonly (string | number)[]): Candidate[] {
+  return values.flatMap((value) => SCALAR_KERNELS.flatMap((kernel) => BANDWIDTHS.map((bandwidth) => ({ family, params: { [key]: value, kernel, bandwidth } }))));
+}
+
 /** The grid of one family. */
 function familyGrid(family: KernelFamily): Candidate[] {
   const out: Candidate[] = [];
@@ -34,10 +40,7 @@ function familyGrid(family: KernelFamily): Candidate[] {
       for (const sublinear_tf of [false, true]) for (const temperature of TEMPERATURES) out.push({ family, params: { temperature, sublinear_tf } });
       return out;
     case 'length':
-      for (const measure of MEASURES) {
-        for (const kernel of ['gaussian', 'laplace']) for (const bandwidth of BANDWIDTHS) out.push({ family, params: { measure, kernel, bandwidth } });
-      }
-      return out;
+      return scalarGrid(family, 'measure', MEASURES);
     case 'features':
       for (const bandwidth of [0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4, 6, 8]) out.push({ family, params: { metric: 'rbf', bandwidth } });
       for (const bandwidth of [0.05, 0.1, 0.2, 0.5, 1, 2]) out.push({ family, params: { metric: 'cosine', bandwidth } });
@@ -47,10 +50,7 @@ function familyGrid(family: KernelFamily): Candidate[] {
       for (const bandwidth of [0.02, 0.05, 0.1, 0.2, 0.5, 1]) out.push({ family, params: { metric: 'cosine', bandwidth } });
       return out;
     case 'difficulty':
-      for (const alpha of ALPHAS) {
-        for (const kernel of ['gaussian', 'laplace']) for (const bandwidth of BANDWIDTHS) out.push({ family, params: { alpha, kernel, bandwidth } });
-      }
-      return out;
+      return scalarGrid(family, 'alpha', ALPHAS);
     case 'product':
       return productGrid();
   }

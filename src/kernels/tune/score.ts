@@ -202,8 +202,3 @@ export function scoreEmbeddings(plan: BatchPlan, embeddings: readonly Embedding[
   }
   return sse;
 }
-
-/** {@link scoreEmbeddings} of one kernel. */
-export function scoreEmbedding(plan: BatchPlan, embedding: Embedding): number {
-  return scoreEmbeddings(plan, [embedding])[0] as number;
-}

@@ -1,10 +1,10 @@
 // tuneKernel: a kernel tuned on calibration rows, with an honest held-out ratio (docs/method.md section 4.3).
-import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../../errors.js';
 import { groupCalibrationRows, readTasks, type CalibrationRow, type CalibrationTask } from '../../calibration/rows.js';
 import { prepare } from '../../calibration/simulate.js';
 import { VERSION } from '../../version.js';
+import { promptKey } from '../families/embedding.js';
 import { familyDefinition } from '../families/index.js';
 import { TextCache } from '../families/types.js';
 import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION, type KernelFamilyFigures, type KernelFile } from '../kernel-file.js';
@@ -51,7 +51,6 @@ export interface TuneKernelResult {
   readonly final: { readonly candidate: Candidate; readonly score: number | null };
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 function mean(values: readonly number[]): number {
   return values.reduce((s, v) => s + v, 0) / values.length;
@@ -229,7 +228,7 @@ function kernelFile(
       candidates: f.candidates,
       batches: o.batches,
       inputs: o.inputs,
-      tuning_tasks: [...run.tasks, ...o.train].map((t) => ({ task_id: t.taskId, prompt_sha256: sha256(t.prompt) })),
+      tuning_tasks: [...run.tasks, ...o.train].map((t) => ({ task_id: t.taskId, prompt_sha256: promptKey(t.prompt) })),
       tuning: { ratio: f.tuningScore },
       held_out: { ratio: f.heldOut.ratio, ratio_ci95: f.heldOut.ci95, interval_method: 'jackknife' },
       selection_bias: f.tuningScore - f.heldOut.ratio,
