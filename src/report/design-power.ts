@@ -12,7 +12,7 @@ function sourceWords(p: StudyDesignPower, evalReached: boolean): string {
 }
 
 /** P(validated) of a method at a true difference of 0, or null when the table lacks it. */
-export function validatedIfEqual(p: StudyDesignPower, method: string): number | null {
+function validatedIfEqual(p: StudyDesignPower, method: string): number | null {
   return p.power.find((r) => r.method === method && r.difference === 0)?.p_validated ?? null;
 }
 

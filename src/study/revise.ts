@@ -8,14 +8,12 @@ import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import { describe } from '../internal/validate.js';
+import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION } from '../kernels/kernel-file.js';
 import { writeFileAtomic } from './backends/files.js';
 import { studyArms } from './setup.js';
 import { loadStudySpec } from './spec.js';
 import { gateCalibrationTasks } from './task-sets.js';
 import { plainReason, usage } from './usage.js';
-
-/** The kernel file format `study revise` reads (docs/kernel-lab.md). */
-const KERNEL_FORMAT = 'rl-advantages/kernel';
 
 /** The `revision` record of a revised spec. */
 export interface SpecRevision {
@@ -105,8 +103,8 @@ function kernelFacts(text: string, file: string): KernelFacts {
     throw new RlAdvantagesError(`--kernel ${file} is not valid JSON: ${(error as Error).message}`, { code: 'bad_json', field: 'kernel' });
   }
   if (!isObject(json)) throw kernelError(file, '', `must hold a JSON object, got ${describe(json)}`);
-  if (json.format !== KERNEL_FORMAT) throw kernelError(file, 'format', `must be "${KERNEL_FORMAT}", got ${describe(json.format)}`);
-  if (json.version !== 1) throw kernelError(file, 'version', `must be 1 (the version this rl-advantages reads), got ${describe(json.version)}`);
+  if (json.format !== KERNEL_FILE_FORMAT) throw kernelError(file, 'format', `must be "${KERNEL_FILE_FORMAT}", got ${describe(json.format)}`);
+  if (json.version !== KERNEL_FILE_VERSION) throw kernelError(file, 'version', `must be ${KERNEL_FILE_VERSION} (the version this rl-advantages reads), got ${describe(json.version)}`);
   if (typeof json.family !== 'string' || json.family === '') throw kernelError(file, 'family', `must be a non-empty string, got ${describe(json.family)}`);
   const provenance = json.provenance;
   if (!isObject(provenance)) throw kernelError(file, 'provenance', `must be an object, got ${describe(provenance)}`);

@@ -86,7 +86,8 @@ export function gateCalibrationTasks(spec: StudySpec, train: readonly Gsm8kItem[
  * `order` (after the arms' tasks, before the calibration set), skipping any task in the gate's calibration set of
  * another backend's order (so the kernel can be adopted whichever backend runs the revised spec).
  *
- * @returns the rows, in order, and `last`, the position in `order` after the last one taken.
+ * @returns the rows, in order; `first`, the position in `order` the free range starts at; `end`, the position
+ *   after the last one taken.
  * @throws {RlAdvantagesError} `bad_option` naming `--tuning-tasks` when the free range holds fewer than `count`.
  */
 export function tuningTaskRows(spec: StudySpec, train: readonly Gsm8kItem[], order: Int32Array, count: number, steps?: number): { rows: number[]; first: number; end: number } {

@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
 /** What summary.json keeps of a kernel file: its family and the figures of its provenance. */
-export function kernelSummary(text: string, file: string): TuningKernelSummary {
+function kernelSummary(text: string, file: string): TuningKernelSummary {
   const kernel = loadKernel(text).file;
   const p = (kernel.provenance ?? {}) as Obj;
   const heldOut = (p.held_out ?? {}) as Obj;

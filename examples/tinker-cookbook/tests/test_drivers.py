@@ -21,6 +21,16 @@ import run_arm
 import sample_calibration
 
 
+def gsm8k_train_in_study_order(test: unittest.TestCase) -> tuple[list[Gsm8kItem], list[int]]:
+    """GSM8K train and the study's seed-0 shuffle of its rows; skips ``test`` without numpy (the cookbook has it)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError as error:
+        test.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
+    items = load_gsm8k(support.GSM8K_DIR, "train")
+    return items, sample_calibration.shuffled_order(len(items), 0)
+
+
 def run_script(module, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """``main_wrapper(module.run)`` with captured stdout/stderr and temporary environment variables."""
     out, err = io.StringIO(), io.StringIO()
@@ -76,12 +86,7 @@ class CalibrationSelectionTest(unittest.TestCase):
         ])
 
     def test_on_gsm8k_the_tasks_are_held_out_from_60_steps_of_training(self) -> None:
-        try:
-            import numpy  # noqa: F401
-        except ImportError as error:
-            self.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
-        items = load_gsm8k(support.GSM8K_DIR, "train")
-        order = sample_calibration.shuffled_order(len(items), 0)
+        items, order = gsm8k_train_in_study_order(self)
         chosen = sample_calibration.calibration_tasks(items, order, 64)
         self.assertEqual(len({t.index for t in chosen}), 64)
         trained = set(order[: 60 * 32])  # the most either arm reaches: 60 steps x 32 tasks
@@ -139,12 +144,7 @@ class TuningSelectionTest(unittest.TestCase):
             sample_calibration.parse_rows("4,x")
 
     def test_on_gsm8k_the_range_after_the_arms_avoids_arms_and_calibration(self) -> None:
-        try:
-            import numpy  # noqa: F401
-        except ImportError as error:
-            self.skipTest(f"numpy is not installed (the cookbook's environment has it): {error}")
-        items = load_gsm8k(support.GSM8K_DIR, "train")
-        order = sample_calibration.shuffled_order(len(items), 0)
+        items, order = gsm8k_train_in_study_order(self)
         chosen = sample_calibration.range_tasks(items, order, 60 * 32, 1000, exclude=[order[1920]])
         rows = [t.index for t in chosen]
         self.assertEqual(len(set(rows)), 1000)

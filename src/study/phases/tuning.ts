@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { readJsonl } from '../backends/files.js';
-import { TUNING_TASKS, type TuningKernelSummary, type TuningSummary } from '../summary.js';
+import { CALIBRATION_TASKS, TUNING_TASKS, type TuningKernelSummary, type TuningSummary } from '../summary.js';
 import { gateCalibrationTasks, tuningTaskRows } from '../task-sets.js';
 import { tuneStudyKernel } from '../tune-kernel.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
@@ -27,7 +27,7 @@ async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: Cal
   const picked = tuningTaskRows(ctx.spec, study.train, study.order, count, ctx.options.steps);
   const file = path.join(ctx.dir, TUNING_FILE);
   if (existsSync(file)) return { rows: readJsonl<CalibrationRow>(file), first: picked.first, end: picked.end };
-  const mine = new Set(Array.from(study.order.slice(-64)));
+  const mine = new Set(Array.from(study.order.slice(-CALIBRATION_TASKS)));
   const exclude = gateCalibrationTasks(ctx.spec, study.train)
     .map((t) => t.index)
     .filter((q) => !mine.has(q));
