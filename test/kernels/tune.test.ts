@@ -75,6 +75,9 @@ describe('tuneKernel', () => {
     expect(result.mode).toBe('corrected');
     expect(result.heldOut.ratio).toBeGreaterThan(1);
     expect(result.kernel.provenance?.tuning_tasks).toHaveLength(300);
+    // Scored sets hold input tasks only: each direction splits the 200 input tasks, never the 100 train tasks.
+    for (const d of result.directions) expect(d.tuningTasks + d.heldOutTasks).toBe(200);
+    expect(result.directions).toHaveLength(2);
   });
 
   it('refuses train rows of an input task, and too few tasks for a batch', () => {
