@@ -72,12 +72,21 @@ export function batchFromRows(rows: readonly Row[], uses: ReadonlySet<BatchField
   return batch;
 }
 
-/** One line of diagnostics, for stderr: `4 groups (1 of one, 0 zero-variance), 25% of advantages exactly 0`. */
-export function diagnosticsLine(d: EstimatorDiagnostics): string {
+/**
+ * One line of diagnostics, for stderr: `4 groups (1 of one, 0 zero-variance), 25% of advantages exactly 0`. When
+ * every group is of one and the estimator's baseline comes from across the batch (`acrossBatch`, e.g. GS1's
+ * kernel), the line says that this is the design, not a fault.
+ */
+export function diagnosticsLine(d: EstimatorDiagnostics, acrossBatch = false): string {
   const percent = Math.round(d.zeroAdvantageFraction * 1000) / 10;
+  const design =
+    acrossBatch && d.groups > 1 && d.groupsOfOne === d.groups
+      ? '; every rollout is a group of one (no "group" field, or one rollout a prompt: GS1\'s design), and this estimator ' +
+        "takes each rollout's baseline from the other prompts of the batch, so groups of one are expected"
+      : '';
   return (
     `${d.groups} group${d.groups === 1 ? '' : 's'} (${d.groupsOfOne} of one, ${d.zeroVarianceGroups} zero-variance), ` +
-    `${percent}% of advantages exactly 0${d.masked > 0 ? `, ${d.masked} masked` : ''}`
+    `${percent}% of advantages exactly 0${d.masked > 0 ? `, ${d.masked} masked` : ''}${design}`
   );
 }
 
@@ -146,7 +155,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   if (options.output !== STDIO) {
     io.stderr.write(`rl-adv: wrote ${plural(rows.length, 'advantage')} (${options.estimator}) to ${displayName(options.output, 'out')}\n`);
   }
-  io.stderr.write(`rl-adv: ${diagnosticsLine(result.diagnostics)}\n`);
+  io.stderr.write(`rl-adv: ${diagnosticsLine(result.diagnostics, !fieldsUsed(options.estimator).has('groupIds'))}\n`);
 }
 
 /** Registers `rl-adv advantages`. */

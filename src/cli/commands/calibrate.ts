@@ -69,7 +69,10 @@ export function calibrationText(c: BeffCalibration): string {
     `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches${noise}, ${interval}, seed ${JSON.stringify(c.seed)}\n\n` +
     table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)'], rows) +
-    '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
+    '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n' +
+    Object.entries(c.inSample ?? {})
+      .map(([name, s]) => `IN-SAMPLE: ${name} was tuned on ${s.tasks} of these ${s.of} tasks; its ratio is not what to expect on new tasks.\n`)
+      .join('')
   );
 }
 
@@ -192,6 +195,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
     ...(vectorizer === undefined ? {} : { vectorizer }),
     ...(bar.onProgress === undefined ? {} : { onProgress: bar.onProgress }),
+    onWarning: (message) => io.stderr.write(`rl-adv: warning: ${message}\n`),
   };
   let result: BeffCalibration;
   try {

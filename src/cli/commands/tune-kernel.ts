@@ -12,7 +12,7 @@ import { kernelPage } from '../../report/pages.js';
 import { num, table } from '../format.js';
 import { inputError, parseJsonl, readCorpus, readText, type Row } from '../io.js';
 import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
-import { integerOption, listOption } from '../options.js';
+import { flagNames, integerOption, listOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readRows } from './calibrate.js';
 
@@ -152,7 +152,8 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     if (features !== undefined && (error.code === 'bad_features' || error.code === 'missing_features')) throw featuresError(options.features as string, features.rows, error);
     if (error.field === 'train') throw inputError(options.train as string, undefined, 'task_id', error.message);
     const flag = error.field === undefined ? undefined : FLAGS[error.field];
-    if (flag !== undefined) throw new CliUsageError(`${flag}: ${error.message}`);
+    // The library's option names (batchSize, holdout) become the flags the user typed.
+    if (flag !== undefined) throw new CliUsageError(`${flag}: ${flagNames(error.message, FLAGS).replace(/\bholdout\b/g, '--holdout')}`);
     throw inputError(options.input, undefined, undefined, error.message);
   } finally {
     bar.end();
