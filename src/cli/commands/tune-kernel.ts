@@ -78,7 +78,7 @@ export function tuneKernelText(r: TuneKernelResult, out: string): string {
     r.directions.map((d, i) => `direction ${i + 1}: tuned on ${d.tuningTasks} tasks, scored on ${d.heldOutTasks}; winner ${d.winner.family} ${JSON.stringify(d.winner.params)} (tuning ${num(d.tuning)}, ${d.candidates} candidates)\n`).join('') +
     '\n' +
     table(['family (best)', 'tuning ratio', 'held-out ratio', 'held-out 95% CI'], rows) +
-    `\nwinner: tuning ${num(r.tuning)}, held out ${num(r.heldOut.ratio)} ${ci(r.heldOut.ci95)} (jackknife), selection bias ${num(r.selectionBias)}, ${r.candidates} candidates\n` +
+    `\nwinner: tuning ${num(r.tuning)}, held out ${num(r.heldOut.ratio)} ${ci(r.heldOut.ci95)} (jackknife on the log ratio), selection bias ${num(r.selectionBias)}, ${r.candidates} candidates\n` +
     `kernel: ${r.kernel.family} ${JSON.stringify(r.kernel.params)}, refitted on all tasks -> ${out}\n` +
     'ratio = B_eff(kernel) / B_eff(loo_batch_mean); the held-out ratio is what to expect on new tasks.\n'
   );
