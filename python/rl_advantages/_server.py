@@ -219,7 +219,7 @@ class Server:
         if "error" in response:
             message = (response.get("error") or {}).get("message", "")
             # TRANSITIONAL (removed when the catalogue's describe lands on main): a serve without ops.
-            if message.startswith('field "estimator" must be an estimator name'):
+            if message.startswith('field "estimator" must be an estimator name') or message.startswith('unknown op "describe"'):
                 self._describe = {"protocol": None, "version": None, "estimators": []}
                 return
             raise RlAdvantagesError(

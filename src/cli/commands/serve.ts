@@ -11,6 +11,7 @@ import type { TfidfVectorizer } from '../../text/tfidf.js';
 import { cliEstimator, cliStatefulEstimator, type CliEstimatorOptions } from '../estimator.js';
 import { loadVectorizer, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
+import { ServeSessions, sessionId } from '../serve-sessions.js';
 import { withExamples, type CliIo } from '../core.js';
 
 /** A request id: echoed in the response. */
@@ -48,8 +49,6 @@ export function idOfBrokenLine(line: string): RequestId | null {
 
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
-/** Sessions of stateful estimators kept at most: state is never dropped silently, a new session beyond is an error. */
-const SESSION_LIMIT = 4096;
 
 /** The estimator options a request may give, wire name -> library name. */
 const OPTION_FIELDS = { normalize: 'normalize', epsilon: 'epsilon', std_floor: 'stdFloor', singleton: 'singleton' } as const;
@@ -94,7 +93,7 @@ function requestBatch(r: Record<string, unknown>): Batch {
 export class RequestHandler {
   readonly #vectorizer: TfidfVectorizer | undefined;
   readonly #estimators = new Map<string, Estimator>();
-  readonly #sessions = new Map<string, { key: string; estimator: StatefulEstimator }>();
+  readonly #sessions = new ServeSessions();
 
   constructor(vectorizer: TfidfVectorizer | undefined) {
     this.#vectorizer = vectorizer;
@@ -113,24 +112,37 @@ export class RequestHandler {
 
   /** A stateful estimator's step: compute from the session's state, then update it (unless "update": false). */
   #statefulStep(name: string, r: Record<string, unknown>, batch: Batch): EstimatorResult {
-    const session = r.session;
-    if (!((typeof session === 'string' && session !== '') || (typeof session === 'number' && Number.isFinite(session)))) {
-      throw new BadRequest('missing_field', `field "session" is required for ${name}, which keeps state across requests: a non-empty string or a number, got ${describe(session)}`);
-    }
+    const id = sessionId(r.session, `${name}, which keeps state across requests`);
     const options = { ...requestOptions(r), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
-    const key = `${name} ${JSON.stringify(options)}`;
-    const id = String(session);
-    let entry = this.#sessions.get(id);
-    if (entry === undefined) {
-      if (this.#sessions.size >= SESSION_LIMIT) throw new BadRequest('too_many_sessions', `this server keeps at most ${SESSION_LIMIT} sessions`);
-      entry = { key, estimator: cliStatefulEstimator(name, this.#vectorizer, 'rl-adv serve', options) };
-      this.#sessions.set(id, entry);
-    } else if (entry.key !== key) {
-      throw new BadRequest('bad_request', `session ${JSON.stringify(id)} was started as ${entry.key}; a session keeps one estimator and its options`);
+    const create = (): StatefulEstimator => cliStatefulEstimator(name, this.#vectorizer, 'rl-adv serve', options);
+    return this.#sessions.step(id, `${name} ${JSON.stringify(options)}`, create, batch, r.update !== false).result;
+  }
+
+  /** A request with an "op": a session's checkpoint (state_dict) or its restore (load_state_dict). */
+  #op(id: RequestId, r: Record<string, unknown>): Record<string, unknown> {
+    const allow = (fields: readonly string[]): void => {
+      const extra = Object.keys(r).find((key) => !fields.includes(key));
+      if (extra !== undefined) throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(extra)}: a ${String(r.op)} request has ${fields.join(', ')}`);
+    };
+    if (r.op === 'state_dict') {
+      allow(['id', 'op', 'session']);
+      return { id, ...this.#sessions.stateDict(sessionId(r.session, 'a state_dict request')) };
     }
-    const result = entry.estimator.compute(batch);
-    if (r.update !== false) entry.estimator.update(batch);
-    return result;
+    if (r.op === 'load_state_dict') {
+      allow(['id', 'op', 'session', 'estimator', 'state', ...Object.keys(OPTION_FIELDS), 'prompt_value']);
+      const session = sessionId(r.session, 'a load_state_dict request');
+      if (typeof r.estimator !== 'string') throw new BadRequest('bad_request', `field "estimator" must be the checkpoint's estimator name, got ${describe(r.estimator)}`);
+      if (r.state === undefined) throw new BadRequest('missing_field', 'field "state" is required: the "state" of a state_dict response');
+      const name = r.estimator;
+      const options = { ...requestOptions(r), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
+      const create = (): StatefulEstimator => {
+        if (!isStatefulEstimator(name)) throw new RlAdvantagesError(`estimator "${name}" keeps no state: load_state_dict restores a stateful estimator's session`, { code: 'bad_request', field: 'estimator' });
+        return cliStatefulEstimator(name, this.#vectorizer, 'rl-adv serve', options);
+      };
+      this.#sessions.loadStateDict(session, create, Object.keys(options).length > 0, r.state, this.#vectorizer);
+      return { id, session, loaded: true };
+    }
+    throw new BadRequest('unknown_op', `unknown op ${describe(r.op)}; ops: state_dict, load_state_dict (an estimator request has no "op")`);
   }
 
   /**
@@ -164,6 +176,7 @@ export class RequestHandler {
       const rawId = r.id;
       if ((typeof rawId === 'string' && rawId !== '') || (typeof rawId === 'number' && Number.isFinite(rawId))) id = rawId;
       else throw new BadRequest('bad_request', `line ${lineNumber}: field "id" must be a non-empty string or a finite number, got ${describe(rawId)}`);
+      if (r.op !== undefined) return JSON.stringify(this.#op(id, r));
       if (typeof r.estimator !== 'string') {
         throw new BadRequest('bad_request', `field "estimator" must be an estimator name (${ESTIMATOR_NAMES.join(', ')}), got ${describe(r.estimator)}`);
       }
@@ -232,7 +245,9 @@ export function register(program: Command, io: CliIo): void {
         '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "mask"? (true = masked, its ' +
         'reward may be null), "normalize"?, "epsilon"?, "std_floor"?, "singleton"?). prompt_value keeps state per ' +
         '"session" id: each request computes from it, then updates it (unless "update": false); "prompt_value"? ' +
-        'holds its options on the first request.\n' +
+        'holds its options on the first request. {"id", "op": "state_dict", "session"} answers the session\'s checkpoint ' +
+        '{"id", "session", "estimator", "state"}; {"id", "op": "load_state_dict", "session", "estimator", "state"} ' +
+        'restores it (answer {"id", "session", "loaded": true}), bit for bit.\n' +
         'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
         '"groups_of_one", "zero_variance_groups", "zero_advantage_fraction", "masked"}}. A line that is not ' +
         'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server ' +
