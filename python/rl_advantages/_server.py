@@ -218,10 +218,6 @@ class Server:
         response = self._exchange({"op": "describe"})
         if "error" in response:
             message = (response.get("error") or {}).get("message", "")
-            # TRANSITIONAL (removed when the catalogue's describe lands on main): a serve without ops.
-            if message.startswith('field "estimator" must be an estimator name') or message.startswith('unknown op "describe"'):
-                self._describe = {"protocol": None, "version": None, "estimators": []}
-                return
             raise RlAdvantagesError(
                 "protocol_mismatch",
                 f"{self._bundle} does not answer the describe request of serve protocol {PROTOCOL} ({message}): it is older "

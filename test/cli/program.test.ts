@@ -11,6 +11,7 @@ const COMMANDS = [
   ['study', 'revise'],
   ['report'],
   ['advantages'],
+  ['estimators'],
   ['tfidf'],
   ['tfidf', 'fit'],
   ['serve'],

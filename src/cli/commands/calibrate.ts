@@ -6,6 +6,7 @@ import { calibrationJson, type VectorizerSource } from '../../calibration/json.j
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
+import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import { resolveKernelEstimatorName } from '../../kernels/resolve.js';
 import { num, plural, table } from '../format.js';
@@ -30,6 +31,7 @@ interface CalibrateOptions {
   json?: boolean;
   html?: string;
   bar: number;
+  estimatorModule?: string[];
 }
 
 /** The library's option names, as the command line spells them. */
@@ -119,6 +121,7 @@ function vectorizerSource(options: CalibrateOptions): VectorizerSource {
 }
 
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  await loadEstimatorModules(options.estimatorModule);
   // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
   if (isStatefulEstimator(options.reference)) {
     throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
@@ -246,7 +249,8 @@ export function register(program: Command, io: CliIo): void {
     .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
     .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
     .option('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page')
-    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03)
+    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03);
+  addEstimatorModuleOption(command)
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',
