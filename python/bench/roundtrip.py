@@ -1,7 +1,7 @@
 """The cost of calling rl-advantages from Python, beside the same estimator written in numpy, in one process.
 
 For B = 32 and B = 512 and the estimators ``group_mean`` (groups of 8 rollouts) and ``tfidf_kernel_loo_T0.1``
-(one rollout per prompt, the GS1 case), times, interleaved call by call so both see the same machine load:
+(one rollout per prompt, the GS1 case), times, interleaved call by call in a random order each round, so all see the same machine load:
 
 - ``numpy``: the estimator in numpy (scikit-learn's TfidfVectorizer for the kernel, then the study spec's
   ``S = (X @ X.T).toarray(); W = np.exp(S / T); np.fill_diagonal(W, 0); b = (W @ r) / W.sum(1)``);
@@ -29,10 +29,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
+# One BLAS thread: the numpy side's idle BLAS threads would otherwise spin on the CPUs the server needs.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-import rl_advantages as r
+import numpy as np  # noqa: E402
+from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
+
+import rl_advantages as r  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 T = 0.1
@@ -94,8 +98,11 @@ def case(server: r.Server, old, vectorizer, estimator: str, b: int, test: list[s
     for _ in range(max(10, iterations // 10)):  # warm-up (JIT, caches) of every side
         for call in calls.values():
             call()
+    names = list(calls)
     for _ in range(iterations):
-        for name, call in calls.items():
+        rng.shuffle(names)  # a new order each round: no side always runs right after another
+        for name in names:
+            call = calls[name]
             start = time.perf_counter()
             call()
             timings[name].append(time.perf_counter() - start)
