@@ -21,6 +21,7 @@ __all__ = [
     "prompt_text",
     "reads_field",
     "requires_field",
+    "server_from_env",
     "spec_from_env",
 ]
 
@@ -128,6 +129,23 @@ def spec_from_env(variable: str, default: Any = None) -> Any:
         except json.JSONDecodeError as error:
             raise _error("bad_json", f"{variable} is not valid JSON ({error})", field=variable) from None
     return raw
+
+
+_env_server: dict[tuple[str, str], Any] = {}
+
+
+def server_from_env() -> Any:
+    """The server the environment names for adapters configured without code: ``RL_ADV_CORPUS`` (a TF-IDF corpus)
+    or ``RL_ADV_VECTORIZER`` (a saved vectorizer) gives one ``rl_advantages.Server`` per process; neither gives
+    None (the default server)."""
+    corpus = os.environ.get("RL_ADV_CORPUS", "").strip()
+    vectorizer = os.environ.get("RL_ADV_VECTORIZER", "").strip()
+    if not corpus and not vectorizer:
+        return None
+    key = (corpus, vectorizer)
+    if key not in _env_server:
+        _env_server[key] = rl_advantages.Server(corpus=corpus or None, vectorizer=vectorizer or None)
+    return _env_server[key]
 
 
 class RolloutBatch:

@@ -18,7 +18,7 @@ n_samples_per_prompt``), and the batch-wide whitening of ``reinforce``/``reinfor
 
 Group size 1 in OpenRLHF today: ``rloo``, ``reinforce_baseline``, ``group_norm`` and ``dr_grpo`` are refused
 with ``n_samples_per_prompt == 1`` (cli/train_ppo_ray.py:612-615); ``rloo``'s baseline divides by ``n - 1``
-(experience_maker.py:258); ``reinforce`` has no baseline at all.
+(experience_maker.py:265); ``reinforce`` has no baseline at all.
 
 Installing it inside the Ray actor: the actor is another process, so the patch must run there. Ray runs
 ``runtime_env["worker_process_setup_hook"]`` in every worker at start-up; :func:`install_from_env` is such a
@@ -27,7 +27,7 @@ hook::
     import ray
     ray.init(runtime_env={
         "worker_process_setup_hook": "rl_advantages.integrations.openrlhf.install_from_env",
-        "env_vars": {"RL_ADV_ESTIMATOR": "tfidf_kernel_loo_T0.1"},
+        "env_vars": {"RL_ADV_ESTIMATOR": "tfidf_kernel_loo_T0.1", "RL_ADV_CORPUS": "/data/train.jsonl"},
     })
     from openrlhf.cli.train_ppo_ray import train   # train() keeps an initialised Ray (train_ppo_ray.py:21)
     train(args)   # args with --algo.advantage.estimator reinforce --rollout.n_samples_per_prompt 1
@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Mapping
 
-from ._common import RolloutBatch, prompt_text, spec_from_env
+from ._common import RolloutBatch, prompt_text, server_from_env, spec_from_env
 
 __all__ = ["install", "install_from_env", "make_compute_advantages_and_returns", "uninstall"]
 
@@ -118,9 +118,10 @@ def uninstall() -> None:
 
 def install_from_env(options: Mapping[str, Any] | None = None) -> None:
     """A Ray ``worker_process_setup_hook``: :func:`install` with the estimator in ``RL_ADV_ESTIMATOR`` (a name or
-    its JSON form). Workers without OpenRLHF (none in a normal run) are left alone."""
+    its JSON form) and the server of ``RL_ADV_CORPUS`` / ``RL_ADV_VECTORIZER``. Workers without OpenRLHF (none in
+    a normal run) are left alone."""
     try:
         _modules()
     except ImportError:
         return
-    install(spec_from_env("RL_ADV_ESTIMATOR"), **dict(options or {}))
+    install(spec_from_env("RL_ADV_ESTIMATOR"), server_from_env(), **dict(options or {}))

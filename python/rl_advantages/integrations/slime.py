@@ -15,12 +15,13 @@ So the function returns the raw rewards and, as "rewards", the estimator's advan
 (prompt text from ``sample.prompt``, group ids from ``sample.group_index``). Run slime with
 ``--advantage-estimator grpo`` so they are used as they are.
 
-Group size 1 in slime today: the default post-processing subtracts the group mean (rollout.py:619-622), 0 for a
-group of one, and with ``--grpo-std-normalization`` divides by the std of one value.
+Group size 1 in slime today: the default post-processing subtracts the group mean (rollout.py:624-625), 0 for a
+group of one, and with ``--grpo-std-normalization`` divides by the std of one value, NaN (:627-629).
 
 Use::
 
     export RL_ADV_ESTIMATOR=tfidf_kernel_loo_T0.1      # or its JSON form
+    export RL_ADV_CORPUS=/data/train.jsonl             # the TF-IDF vocabulary (or RL_ADV_VECTORIZER)
     python train.py --advantage-estimator grpo --n-samples-per-prompt 1 \\
         --custom-reward-post-process-path rl_advantages.integrations.slime.post_process_rewards ...
 """
@@ -30,7 +31,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ._common import RolloutBatch, prompt_text, reads_field, spec_from_env
+from ._common import RolloutBatch, prompt_text, reads_field, server_from_env, spec_from_env
 
 __all__ = ["make_post_process_rewards", "post_process_rewards"]
 
@@ -62,9 +63,10 @@ _cache: dict[str, Any] = {}
 
 
 def post_process_rewards(args: Any, samples: list[Any]) -> tuple[list[Any], list[float]]:
-    """The function to name in ``--custom-reward-post-process-path``: the estimator is ``RL_ADV_ESTIMATOR``."""
+    """The function to name in ``--custom-reward-post-process-path``: the estimator is ``RL_ADV_ESTIMATOR``, the
+    server the one of ``RL_ADV_CORPUS`` / ``RL_ADV_VECTORIZER`` (else the default server)."""
     spec = spec_from_env("RL_ADV_ESTIMATOR")
     key = repr(spec)
     if key not in _cache:
-        _cache[key] = make_post_process_rewards(spec)
+        _cache[key] = make_post_process_rewards(spec, server_from_env())
     return _cache[key](args, samples)

@@ -31,6 +31,7 @@ Use (no code)::
 
     export VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl
     export RL_ADV_VERL_ESTIMATORS=tfidf_kernel_loo_T0.1      # comma-separated; RL_ADV_VERL_PROMPT_KEY optional
+    export RL_ADV_CORPUS=train.jsonl                         # the TF-IDF vocabulary (or RL_ADV_VECTORIZER)
     python -m verl.trainer.main_ppo 'algorithm.adv_estimator="rl_adv:tfidf_kernel_loo_T0.1"' ...
 """
 
@@ -40,7 +41,7 @@ import functools
 import os
 from typing import Any, Iterable, Mapping
 
-from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text
+from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, server_from_env
 
 __all__ = ["PREFIX", "register", "registered_name"]
 
@@ -166,7 +167,11 @@ def _register_from_env() -> None:
     """``VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl``: register what ``RL_ADV_VERL_ESTIMATORS`` names."""
     wanted = os.environ.get("RL_ADV_VERL_ESTIMATORS", "").strip()
     if wanted:
-        register([w.strip() for w in wanted.split(",") if w.strip()], prompt_key=os.environ.get("RL_ADV_VERL_PROMPT_KEY", "raw_prompt"))
+        register(
+            [w.strip() for w in wanted.split(",") if w.strip()],
+            prompt_key=os.environ.get("RL_ADV_VERL_PROMPT_KEY", "raw_prompt"),
+            server=server_from_env(),
+        )
 
 
 _register_from_env()

@@ -5,6 +5,7 @@ of that module name (ray_trainer.py:1667) and ``VERL_USE_EXTERNAL_MODULES`` (ver
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -91,18 +92,32 @@ def test_unknown_estimator_fails_at_registration(fakes_on_path, server):
     assert caught.value.field == "estimator"
 
 
-def test_loaded_through_verl_use_external_modules():
+def test_loaded_through_verl_use_external_modules(corpus_file, server):
+    """verl imports the adapter at its own import; RL_ADV_CORPUS gives the estimators their TF-IDF vocabulary."""
     python_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([FAKES, python_dir, env.get("PYTHONPATH", "")])
     env["VERL_USE_EXTERNAL_MODULES"] = "rl_advantages.integrations.verl"
-    env["RL_ADV_VERL_ESTIMATORS"] = "group_mean,loo_batch_mean"
+    env["RL_ADV_VERL_ESTIMATORS"] = "group_mean,tfidf_kernel_loo_T0.1"
+    env["RL_ADV_CORPUS"] = corpus_file
+    rewards = [1.0, 0.0, 1.0, 1.0]
     code = (
+        "import json, numpy as np, torch\n"
         "import verl\n"
+        "from verl import DataProto\n"
         "from verl.trainer.ppo import core_algos, ray_trainer\n"
         "print(sorted(k for k in core_algos.ADV_ESTIMATOR_REGISTRY if k.startswith('rl_adv:')))\n"
-        "print(getattr(ray_trainer.compute_advantage, '_rl_adv_wrapped', False))\n"
+        f"questions = {QUESTIONS[:4]!r}\n"
+        "raw = np.empty(4, dtype=object)\n"
+        "raw[:] = [[{'role': 'user', 'content': q}] for q in questions]\n"
+        f"data = DataProto({{'token_level_rewards': torch.tensor({rewards!r}).unsqueeze(-1), 'response_mask': torch.ones(4, 1)}},\n"
+        "                 {'uid': np.array(['a', 'b', 'c', 'd'], dtype=object), 'raw_prompt': raw})\n"
+        "out = ray_trainer.compute_advantage(data, 'rl_adv:tfidf_kernel_loo_T0.1')\n"
+        "print(json.dumps(out.batch['advantages'][:, 0].tolist()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:2] == ["['rl_adv:group_mean', 'rl_adv:loo_batch_mean']", "True"]
+    lines = out.stdout.strip().split("\n")
+    assert lines[0] == "['rl_adv:group_mean', 'rl_adv:tfidf_kernel_loo_T0.1']"
+    expected = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", rewards, prompts=QUESTIONS[:4], server=server).advantages
+    assert json.loads(lines[1]) == [float(np.float32(a)) for a in expected]
