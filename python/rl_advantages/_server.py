@@ -270,7 +270,7 @@ class Server:
         except ValueError:
             raise RlAdvantagesError("bad_response", f"rl-adv serve wrote a line that is not JSON: {_clip(raw.decode('utf-8', 'replace'))}") from None
         if not isinstance(response, dict) or response.get("id") != request_id:
-            self._stop()
+            self._stop(kill=True)
             raise RlAdvantagesError("bad_response", f"rl-adv serve answered {_clip(raw.decode('utf-8', 'replace'))} to request {request_id}; it was stopped")
         del response["id"]
         return response
@@ -290,7 +290,7 @@ class Server:
             if deadline is not None and os.name != "nt":
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                    self._stop()
+                    self._stop(kill=True)
                     raise RlAdvantagesError(
                         "timeout",
                         f"rl-adv serve did not answer within {self.timeout} s; it was stopped (the next call starts a new one). "
@@ -331,12 +331,14 @@ class Server:
         except (OSError, ValueError):
             return ""
 
-    def _stop(self) -> None:
+    def _stop(self, kill: bool = False) -> None:
         proc, self._proc = self._proc, None
         self._describe = None
         self._sessions = set()
         self._buffer = bytearray()
         if proc is not None:
+            if kill:
+                proc.kill()
             try:
                 if proc.stdin is not None:
                     proc.stdin.close()
