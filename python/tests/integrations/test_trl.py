@@ -121,6 +121,8 @@ def run(trainer_cls, tmp_path, num_generations: int, **extra):
     trainer._generate_and_score_completions = capture
     SEEN.clear()
     trainer.train()
+    # what TRL logs (the completions table's "advantage" column): the last generation batch
+    captured[-1]["logged"] = np.array(list(trainer._logs["advantages"]), dtype=np.float64)
     return trainer, captured, list(SEEN)
 
 
@@ -131,6 +133,8 @@ def test_group_mean_equals_stock_trl(tmp_path):
     assert stock_seen == ours_seen  # same completions, same rewards: the comparison is of the advantages alone
     diffs = [float(np.max(np.abs(a["advantages"] - b["advantages"]))) for a, b in zip(stock, ours)]
     assert max(diffs) <= 1e-6, diffs
+    assert np.max(np.abs(stock[-1]["logged"] - ours[-1]["logged"])) <= 1e-6
+    assert np.array_equal(ours[-1]["logged"], ours[-1]["advantages"])  # one process: the log is the whole batch
     # not a vacuous comparison: the rewards vary inside groups
     assert any(np.any(np.abs(a["advantages"]) > 1e-3) for a in stock)
     print("group_mean vs stock TRL max |diff|:", max(diffs))
@@ -150,6 +154,8 @@ def test_gs1_tfidf_kernel_loo_trains(tmp_path):
             again = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", inputs["rewards"], prompts=inputs["prompts"], server=server)
             expected = again.advantages.astype(np.float32).astype(np.float64)  # TRL keeps advantages in float32
             worst = max(worst, float(np.max(np.abs(step["advantages"] - expected))))
+            if "logged" in step:
+                assert np.array_equal(step["logged"], expected)
             assert np.any(np.abs(step["advantages"]) > 1e-3)  # GS1 gives a signal (TRL's own would be 0 at G = 1)
         assert worst == 0.0
     print("GS1 tfidf_kernel_loo_T0.1 vs the estimator: max |diff|", worst)
