@@ -163,7 +163,7 @@ class GRPOTrainer(trl.GRPOTrainer):
         if len(all_texts) != n:
             raise RuntimeError(f"{len(all_texts)} prompts for {n} gathered rewards")
         group_ids = [i // group_size for i in range(n)]
-        mask = None if not bool(unscorable.any()) else (~unscorable).tolist()
+        mask = unscorable.tolist() if bool(unscorable.any()) else None  # True = masked: no baseline reads it, A = 0
         result = self._rl_adv.compute(rewards.cpu().numpy(), group_ids=group_ids, prompts=all_texts, mask=mask)
         stock = output["advantages"]
         advantages = torch.as_tensor(result.advantages, dtype=stock.dtype, device=stock.device)
