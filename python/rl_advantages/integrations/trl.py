@@ -15,7 +15,8 @@ class does:
    Group ids are ``position // num_generations`` over the gathered batch (TRL's ``rewards.view(-1, G)``).
 4. ``rl_advantages.compute_advantages`` gives the float64 advantages of the whole gathered batch; this process
    keeps its slice (TRL's ``process_slice``), cast to the dtype TRL uses, and the logged ``advantages`` column
-   of the completions table is rewritten with them.
+   of the completions table is rewritten with them. The estimator's diagnostics ``zero_advantage_fraction`` and
+   ``groups_of_one`` are logged as ``rl_adv/...`` metrics.
 
 ``num_generations=1`` (group size 1, GS1): ``trl.GRPOConfig`` refuses it (grpo_config.py:1124-1128 in 1.13.0,
 "GRPO requires at least 2 generations per prompt"). :class:`GRPOConfig` here accepts it: it runs TRL's checks
@@ -175,6 +176,9 @@ class GRPOTrainer(trl.GRPOTrainer):
         for _ in range(min(n, len(logged))):
             logged.pop()
         logged.extend(advantages.tolist())
+        for key in ("zero_advantage_fraction", "groups_of_one"):
+            if key in result.diagnostics:
+                self._metrics[mode][f"rl_adv/{key}"].append(float(result.diagnostics[key]))
         self.last_advantage_result = result
         self.last_advantage_inputs = {"rewards": rewards.cpu().numpy(), "prompts": list(all_texts), "group_ids": group_ids}
         return output
