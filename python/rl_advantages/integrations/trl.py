@@ -51,6 +51,8 @@ except ImportError as _error:  # pragma: no cover - exercised only without TRL
         f"rl_advantages.integrations.trl needs TRL and PyTorch ({_error}): pip install trl"
     ) from _error
 
+import rl_advantages
+
 from ._common import RolloutBatch, prompt_text
 
 __all__ = ["GRPOConfig", "GRPOTrainer"]
@@ -131,11 +133,11 @@ class GRPOTrainer(trl.GRPOTrainer):
         self._rl_adv_prompt_text = advantage_prompt_text or (lambda row: prompt_text(row.get("prompt"), "dataset row"))
         super().__init__(*args, **kwargs)
         if self.num_generations == 1 and self._rl_adv.needs_groups:
-            raise _rl_error(
+            raise rl_advantages.RlAdvantagesError(
                 "bad_request",
                 f"advantage_estimator {self._rl_adv.entry['name']} needs groups of completions (group_ids); "
                 "with num_generations=1 use an estimator that does not (e.g. tfidf_kernel_loo_T0.1, loo_batch_mean)",
-                "num_generations",
+                field="num_generations",
             )
         self._rl_adv_rewards: Any = None
         self.last_advantage_result: Any = None
@@ -182,9 +184,3 @@ class GRPOTrainer(trl.GRPOTrainer):
         self.last_advantage_result = result
         self.last_advantage_inputs = {"rewards": rewards.cpu().numpy(), "prompts": list(all_texts), "group_ids": group_ids}
         return output
-
-
-def _rl_error(code: str, message: str, field: str) -> Exception:
-    import rl_advantages
-
-    return rl_advantages.RlAdvantagesError(code, message, field=field)

@@ -54,3 +54,23 @@ def test_batch_sends_only_what_the_estimator_reads_and_masks_nan(server):
     assert (caught.value.field, caught.value.index) == ("rewards", 1)
     masked = grouped.compute(np.array([1.0, float("nan"), 0.0]), group_ids=[0, 0, 0], mask=[False, True, False])
     assert masked.advantages.tolist() == [0.5, 0.0, -0.5]
+
+
+@pytest.mark.parametrize(
+    ("module", "blocked", "call", "hint"),
+    [
+        ("rl_advantages.integrations.trl", "trl", "", "pip install trl"),
+        ("rl_advantages.integrations.verl", "verl", "m.register(['group_mean'])", "pip install verl"),
+        ("rl_advantages.integrations.openrlhf", "openrlhf", "m.install('group_mean')", "pip install openrlhf"),
+        ("rl_advantages.integrations.skyrl", "skyrl", "m.register(['group_mean'])", "pip install skyrl"),
+    ],
+)
+def test_a_missing_framework_says_how_to_install_it(module, blocked, call, hint):
+    """Importing rl_advantages.integrations imports no framework; the adapter that needs one says what to install."""
+    import subprocess
+    import sys
+
+    code = f"import sys\nsys.modules[{blocked!r}] = None\nimport rl_advantages.integrations\nimport importlib\nm = importlib.import_module({module!r})\n{call}\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "ImportError" in out.stderr and hint in out.stderr
