@@ -29,7 +29,12 @@ export async function rewardSection(arms: readonly ArmRewards[]): Promise<HtmlSe
   return {
     id: 'rewards',
     heading: 'Reward per step',
-    body: figureHtml(svg, 'Each point is one step’s mean reward over its rollouts; the line is the running mean of steps 1..s.'),
+    body: figureHtml(
+      svg,
+      'Each point is one step’s mean reward over its rollouts; the line is the running mean of steps 1..s. A rollout’s reward is ' +
+        'correct + 0.1 × (format ok − 1): 1, 0.9, 0, or −0.1 for a wrong answer out of format (the format penalty), so a step ' +
+        'whose rollouts are mostly wrong and badly formatted has a mean below 0 (the dotted line).',
+    ),
   };
 }
 
@@ -127,6 +132,16 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
   };
 }
 
+/** Why the failed curves lie on the x axis, when they do: every P(failed) shown is below 0.01. */
+function flatFailed(power: readonly PowerRow[], margin: number | null): string {
+  const most = Math.max(...power.map((r) => r.p_failed));
+  if (most >= 0.01) return '';
+  return (
+    ` The dashed "failed" curves lie on the x axis: P(failed) is below 0.01 at every difference shown (at most ${most.toFixed(4)}), ` +
+    `since failing needs the whole interval below the margin${margin === null ? '' : ` (${margin})`}, which at this n needs a true difference well below it.`
+  );
+}
+
 /**
  * Chart 5 with the words that say what the design can conclude.
  *
@@ -142,7 +157,7 @@ export async function powerSection(power: readonly PowerRow[], margin: number | 
     heading: 'What this design can conclude',
     body:
       (note === undefined ? '' : `<p>${escapeHtml(note)}</p>`) +
-      figureHtml(svg, 'Probability that the study validates (solid) or fails (dashed) at each true difference, for this n and alpha, exact over the paired counts (docs/method.md section 5.6).'),
+      figureHtml(svg, `Probability that the study validates (solid line, filled circles) or fails (dashed line, hollow triangles) at each true difference, for this n and alpha, exact over the paired counts (docs/method.md section 5.6).${flatFailed(power, margin)}`),
   };
 }
 
@@ -186,6 +201,10 @@ export async function kernelSection(rows: readonly KernelFamilyRow[], bar: numbe
   return {
     id: 'kernel',
     heading: 'Kernel tuning',
-    body: figureHtml(svg, 'Hollow: the ratio on the tuning tasks that chose the kernel; filled: on held-out tasks (the honest figure). The gap is the selection bias.'),
+    body: figureHtml(
+      svg,
+      'Hollow: the ratio on the tuning tasks that chose the kernel; filled: on held-out tasks (the honest figure), with its 95% ' +
+        'interval, the jackknife on the log of the ratio (docs/method.md section 4.3), on a log axis. The gap is the selection bias.',
+    ),
   };
 }
