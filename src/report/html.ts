@@ -49,7 +49,7 @@ table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; }
 th, td { border: 1px solid var(--grid); padding: 4px 8px; text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: var(--pass); font-weight: 600; } .fail { color: var(--fail); font-weight: 600; }
-code { font-size: 0.92em; }
+code { font-size: 0.92em; overflow-wrap: anywhere; }
 @media print { :root { --fg: #000; --bg: #fff; --muted: #444; --grid: #bbb; --chart-grid: #ddd; --card: #fff; --warn-bg: #fff; --warn-fg: #000; }
   body { max-width: none; padding: 0; font-size: 11pt; } figure, table { break-inside: avoid; } h2 { break-after: avoid; } }
 `;
