@@ -61,6 +61,8 @@ function subset(batch: Batch, keep: readonly number[], size: number): MutableBat
   if (lengths !== undefined) sub.lengths = lengths;
   const greedy = pick('greedyRewards', batch.greedyRewards, keep, size);
   if (greedy !== undefined) sub.greedyRewards = greedy;
+  const components = pick('rewardComponents', batch.rewardComponents, keep, size);
+  if (components !== undefined) sub.rewardComponents = components;
   if (batch.features !== undefined) {
     const f = batch.features;
     sub.features = isNdArray(f)
