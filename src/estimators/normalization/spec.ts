@@ -12,8 +12,12 @@ export type EpsilonMode = 'add_std' | 'floor_std' | 'add_variance' | 'floor_vari
 export type Variance = 'unbiased' | 'biased';
 /** Each rollout weighs 1, or its length in tokens (`lengths`). */
 export type Weights = 'rollout' | 'tokens';
-/** A group of one: an error, A = 0, or verl's mean 0 and std 1 (`raw`). */
-export type Singleton = 'error' | 'zero' | 'raw';
+/**
+ * A group of one: an error; A = 0 (`'zero'`, the row still takes part in the whitening with its 0, as NeMo-RL);
+ * A = 0 and the row dropped (`'drop'`: left out of every statistic and of the loss, as TRL's NaN); or verl's mean 0
+ * and std 1 (`'raw'`).
+ */
+export type Singleton = 'error' | 'zero' | 'drop' | 'raw';
 
 /**
  * The normalisation step's options (docs/method.md section 2.6). Every field is optional; the defaults make the
@@ -122,7 +126,7 @@ export const NORMALIZATION_CHOICES = Object.freeze({
   zeroStd: ['divide', 'skip'],
   stdAround: ['mean', 'centre'],
   weights: ['rollout', 'tokens'],
-  singleton: ['error', 'zero', 'raw'],
+  singleton: ['error', 'zero', 'drop', 'raw'],
   zeroVariance: ['keep', 'mask'],
   whitenVariance: ['unbiased', 'biased'],
   whitenEpsilonMode: ['add_std', 'floor_std', 'add_variance', 'floor_variance'],

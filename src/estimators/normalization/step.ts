@@ -28,7 +28,7 @@ export interface NormalizationDiagnostics {
   readonly groupsOfOne: number;
   /** Groups of >= 2 unmasked rows whose values are all equal. */
   readonly zeroVarianceGroups: number;
-  /** Rows left out of the loss: masked zero-variance groups and groups of one under `singleton: 'zero'`. */
+  /** Rows left out of the loss: masked zero-variance groups and groups of one under `singleton: 'drop'`. */
   readonly rowsDropped: number;
   /** Rows whose std was exactly 0 and left undivided (`zeroStd: 'skip'`). */
   readonly rowsUndivided: number;
@@ -112,7 +112,7 @@ interface Plan {
   std: Float64Array; // NaN: no division; -1: no std (A = 0)
   variance: Float64Array;
   kept: Uint8Array; // 0: dropped (A = 0)
-  raw: Uint8Array; // 1: a group of one under singleton 'raw'
+  raw: Uint8Array; // 1: a group of one under singleton 'raw'; 2: under 'zero'
 }
 
 function planGroups(r: Rows, s: NormalizationSettings, plan: Plan, counts: { ones: number; zeroVar: number }): void {
@@ -129,7 +129,8 @@ function planGroups(r: Rows, s: NormalizationSettings, plan: Plan, counts: { one
           index: i,
         });
       }
-      if (s.singleton === 'zero') plan.kept[i] = 0;
+      if (s.singleton === 'drop') plan.kept[i] = 0;
+      else if (s.singleton === 'zero') plan.raw[i] = 2;
       else plan.raw[i] = 1;
       continue;
     }
@@ -301,6 +302,7 @@ export function normalizeWith(batch: NormalizationBatch, s: NormalizationSetting
   const undivided = { n: 0 };
   for (let k = 0; k < n; k++) {
     if (plan.kept[k] === 0) continue;
+    if (plan.raw[k] === 2) continue; // singleton 'zero': A = 0, kept for the whitening
     if (plan.raw[k] === 1) a[k] = divide(r.x[k] as number, s.scale === 'none' ? Number.NaN : 1, 1, s, keep[k] as number, undivided);
     else a[k] = divide((r.x[k] as number) - (plan.centre[k] as number), plan.std[k] as number, plan.variance[k] as number, s, keep[k] as number, undivided);
   }
@@ -309,7 +311,7 @@ export function normalizeWith(batch: NormalizationBatch, s: NormalizationSetting
     for (let k = 0; k < n; k++) if (plan.kept[k] === 1) whitened.push(k);
     whitenRows(a, r.ww, whitened, s);
   }
-  return finish(a, plan, keep, size, s, { ...counts, groups: r.groups?.length ?? 0, undivided: undivided.n }, next);
+  return finish(a, plan, r.x, keep, size, s, { ...counts, groups: r.groups?.length ?? 0, undivided: undivided.n }, next);
 }
 
 function toFiniteLength(values: unknown): number {
@@ -322,6 +324,7 @@ function toFiniteLength(values: unknown): number {
 function finish(
   a: Float64Array,
   plan: Plan,
+  x: Float64Array,
   keep: number[],
   size: number,
   s: NormalizationSettings,
@@ -350,7 +353,7 @@ function finish(
     advantages[i] = v;
     if (plan.kept[k] === 1) {
       dropped[i] = 0;
-      centres[i] = plan.raw[k] === 1 ? 0 : (plan.centre[k] as number);
+      centres[i] = plan.raw[k] === 1 ? 0 : plan.raw[k] === 2 ? (x[k] as number) : (plan.centre[k] as number);
     } else rowsDropped++;
   });
   const diagnostics: NormalizationDiagnostics = Object.freeze({
