@@ -1,7 +1,7 @@
 // The normalisation step (docs/method.md section 2.6): centre, scale, whiten, clip, with the rules for
 // groups of one and zero-variance groups, on the unmasked rows of a batch.
 import { RlAdvantagesError } from '../../errors.js';
-import { checkRewardBound, readGroups, readLengths } from '../../internal/batch.js';
+import { readGroups, readLengths } from '../../internal/batch.js';
 import { readMask } from '../../internal/mask.js';
 import { checkLength, toFiniteFloat64, type NdArrayLike } from '../../internal/validate.js';
 import { INITIAL_RUNNING_STATE, runningStd, updateRunning, type RunningState } from './running.js';
@@ -10,7 +10,7 @@ import { isConstant, leaveOneOutMeans, totalWeight, weightedMean, weightedVarian
 
 /** What the step reads: the values to normalise (rewards, or an estimator's advantages) and their rows' facts. */
 export interface NormalizationBatch {
-  /** x_i, one finite value per rollout, |x_i| <= 1e100. */
+  /** x_i, one finite value per rollout (any magnitude: the step scales by a power of two before squaring). */
   readonly values: ArrayLike<number> | NdArrayLike;
   /** g_i, for group centres and scales, the singleton and zero-variance rules. */
   readonly groupIds?: ArrayLike<string | number>;
@@ -56,7 +56,7 @@ interface Rows {
 }
 
 function readRows(batch: NormalizationBatch, s: NormalizationSettings, keep: number[], size: number): Rows {
-  const x = checkRewardBound('values', toFiniteFloat64Masked(batch.values, keep));
+  const x = toFiniteFloat64Masked(batch.values, keep);
   const sub = { rewards: x } as { rewards: Float64Array; groupIds?: (string | number)[]; lengths?: number[] };
   if (batch.groupIds !== undefined && batch.groupIds !== null && typeof batch.groupIds === 'object') {
     checkLength('groupIds', batch.groupIds.length, size, 'values');
@@ -204,13 +204,13 @@ function scaleRows(r: Rows, s: NormalizationSettings, plan: Plan, kept: number[]
   }
 }
 
-function divide(c: number, std: number, variance: number, s: NormalizationSettings, i: number, undivided: { n: number }): number {
-  if (Number.isNaN(std)) return c; // no scale
+function divide(c: number, std: number, variance: number, s: NormalizationSettings, i: number, undivided: { n: number }, sigma: number): number {
+  if (Number.isNaN(std)) return c / sigma; // no scale (c is in the scaled units)
   if (std < 0) return 0; // no std exists: A = 0
   if (c === 0) return 0;
   if (std === 0 && s.zeroStd === 'skip') {
     undivided.n++;
-    return c;
+    return c / sigma;
   }
   const d = denominator(std, variance, s.minStd, s.epsilon, s.epsilonMode);
   if (!(d > 0)) {
@@ -223,11 +223,16 @@ function divide(c: number, std: number, variance: number, s: NormalizationSettin
   return c / d;
 }
 
-function whitenRows(a: Float64Array, ww: Float64Array, kept: number[], s: NormalizationSettings): void {
+function whitenRows(input: Float64Array, ww: Float64Array, kept: number[], s: NormalizationSettings): void {
   if (kept.length === 0) return;
+  // Whitening is scale-free but for epsilon: scale by a power of two (epsilon with it) so nothing overflows.
+  const sigma = downscale(Float64Array.from(kept, (i) => input[i] as number));
+  const a = sigma === 1 ? input : input.map((v) => v * sigma);
+  const byVariance = s.whitenEpsilonMode === 'add_variance' || s.whitenEpsilonMode === 'floor_variance';
+  const epsilon = s.whitenEpsilon * (sigma === 1 ? 1 : byVariance ? sigma * sigma : sigma);
   const weight = totalWeight(ww, kept);
   if (kept.length < 2 || (s.whitenVariance === 'unbiased' && !(weight > 1))) {
-    for (const i of kept) a[i] = 0; // no std of one row (TRL: NaN, then 0)
+    for (const i of kept) input[i] = 0; // no std of one row (TRL: NaN, then 0)
     return;
   }
   let sum = 0;
@@ -238,10 +243,10 @@ function whitenRows(a: Float64Array, ww: Float64Array, kept: number[], s: Normal
   const std = Math.sqrt(variance);
   for (const i of kept) {
     const c = (a[i] as number) - mean;
-    if (c === 0) a[i] = 0;
-    else if (std === 0 && s.whitenZeroStd === 'skip') a[i] = c;
+    if (c === 0) input[i] = 0;
+    else if (std === 0 && s.whitenZeroStd === 'skip') input[i] = c / sigma;
     else {
-      const d = denominator(std, variance, 0, s.whitenEpsilon, s.whitenEpsilonMode);
+      const d = denominator(std, variance, 0, epsilon, s.whitenEpsilonMode);
       if (!(d > 0)) {
         throw new RlAdvantagesError(`values[${i}]: the whitening std is 0 and whitenEpsilon = 0; give whitenEpsilon > 0 or whitenZeroStd: 'skip'`, {
           code: 'zero_std',
@@ -249,7 +254,7 @@ function whitenRows(a: Float64Array, ww: Float64Array, kept: number[], s: Normal
           index: i,
         });
       }
-      a[i] = c / d;
+      input[i] = c / d;
     }
   }
 }
@@ -274,7 +279,8 @@ export function normalizeStep(batch: NormalizationBatch, spec?: NormalizationSpe
 }
 
 /** {@link normalizeStep} with settings already read. */
-export function normalizeWith(batch: NormalizationBatch, s: NormalizationSettings, state?: RunningState): NormalizationResult {
+export function normalizeWith(batch: NormalizationBatch, settings: NormalizationSettings, state?: RunningState): NormalizationResult {
+  let s = settings;
   if (typeof batch !== 'object' || batch === null) {
     throw new RlAdvantagesError('batch must be an object with values', { code: 'bad_type', field: 'batch' });
   }
@@ -289,6 +295,13 @@ export function normalizeWith(batch: NormalizationBatch, s: NormalizationSetting
   if (r.groups !== undefined) planGroups(r, s, plan, counts);
   const kept: number[] = [];
   for (let k = 0; k < n; k++) if (plan.kept[k] === 1 && plan.raw[k] === 0) kept.push(k);
+  // Scale by a power of two (exact) so that no square or sum can overflow; epsilon and minStd scale with it.
+  const sigma = isRunning(s) ? 1 : downscale(r.x);
+  const unscaled = r.x;
+  if (sigma !== 1) {
+    r.x = r.x.map((v) => v * sigma);
+    s = scaledSettings(s, sigma);
+  }
   let next = state;
   if (isRunning(s)) {
     const start = state ?? INITIAL_RUNNING_STATE;
@@ -303,15 +316,30 @@ export function normalizeWith(batch: NormalizationBatch, s: NormalizationSetting
   for (let k = 0; k < n; k++) {
     if (plan.kept[k] === 0) continue;
     if (plan.raw[k] === 2) continue; // singleton 'zero': A = 0, kept for the whitening
-    if (plan.raw[k] === 1) a[k] = divide(r.x[k] as number, s.scale === 'none' ? Number.NaN : 1, 1, s, keep[k] as number, undivided);
-    else a[k] = divide((r.x[k] as number) - (plan.centre[k] as number), plan.std[k] as number, plan.variance[k] as number, s, keep[k] as number, undivided);
+    if (plan.raw[k] === 1) a[k] = divide(r.x[k] as number, s.scale === 'none' ? Number.NaN : sigma, sigma * sigma, s, keep[k] as number, undivided, sigma);
+    else a[k] = divide((r.x[k] as number) - (plan.centre[k] as number), plan.std[k] as number, plan.variance[k] as number, s, keep[k] as number, undivided, sigma);
   }
   if (s.whiten) {
     const whitened: number[] = [];
     for (let k = 0; k < n; k++) if (plan.kept[k] === 1) whitened.push(k);
     whitenRows(a, r.ww, whitened, s);
   }
-  return finish(a, plan, r.x, keep, size, s, { ...counts, groups: r.groups?.length ?? 0, undivided: undivided.n }, next);
+  if (sigma !== 1) for (let k = 0; k < n; k++) plan.centre[k] = (plan.centre[k] as number) / sigma;
+  return finish(a, plan, unscaled, keep, size, s, { ...counts, groups: r.groups?.length ?? 0, undivided: undivided.n }, next);
+}
+
+/** 2^-(e + 1) with 2^e <= max |x| < 2^(e + 1) when max |x| > 1 (so max |sigma x| < 1), else 1: only ever scales down. */
+function downscale(x: Float64Array): number {
+  let max = 0;
+  for (const v of x) max = Math.max(max, Math.abs(v));
+  if (!(max > 1)) return 1;
+  return 2 ** -(Math.floor(Math.log2(max)) + 1);
+}
+
+/** The settings for values scaled by sigma: a std scales by sigma, a variance by sigma^2. */
+function scaledSettings(s: NormalizationSettings, sigma: number): NormalizationSettings {
+  const byVariance = s.epsilonMode === 'add_variance' || s.epsilonMode === 'floor_variance';
+  return { ...s, epsilon: s.epsilon * (byVariance ? sigma * sigma : sigma), minStd: s.minStd * sigma };
 }
 
 function toFiniteLength(values: unknown): number {
