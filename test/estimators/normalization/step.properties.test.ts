@@ -36,7 +36,7 @@ const SPECS: { label: string; spec: NormalizationSpec; shift: boolean; scale: 'i
 const near = (a: number, b: number, tol: number): boolean => Math.abs(a - b) <= tol * (1 + Math.abs(b));
 
 describe.each(SPECS)('$label', ({ spec, shift, scale, loo }) => {
-  const run = (r: Rows) => normalizeStep(r, spec);
+  const run = (r: Rows & { mask?: boolean[] }) => normalizeStep(r, spec);
 
   test.prop([rows])('finite, deterministic, and masked rows/dropped rows are 0', (r) => {
     const a = run(r);
