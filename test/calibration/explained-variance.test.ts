@@ -24,9 +24,10 @@ describe('explained variance', () => {
     const ref = result.estimators.loo_batch_mean?.explainedVariance as number;
     const gs1 = result.estimators[GS1]?.explainedVariance as number;
     expect(Math.abs(result.estimators[GS1]?.ratio as number - (1 - ref) / (1 - gs1))).toBeLessThan(1e-12);
-    // The clusters are what the kernel sees: it explains far more than the batch mean (which explains about -1/(B-1)).
+    // The clusters are what the kernel sees: it explains far more than the batch mean (whose EV is 1 - (B/(B-1))^2 < 0).
     expect(gs1).toBeGreaterThan(0.15);
-    expect(ref).toBeLessThan(0);
+    // r - b_loo = B (r - rbar) / (B - 1) in every batch, so EV(loo_batch_mean) = 1 - (B / (B - 1))^2 exactly.
+    expect(Math.abs(ref - (1 - (16 / 15) ** 2))).toBeLessThan(1e-12);
   });
 
   it('corrected mode: ratio and (1 - EV_ref) / (1 - EV_e) agree in expectation (here within 2%)', () => {
