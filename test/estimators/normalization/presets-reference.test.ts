@@ -2,7 +2,7 @@
 // (test/fixtures/generate_advantage_fixtures.py, numpy float64; files and commits cited there). Within 1e-12,
 // except the rows each case names, with the reason (docs/estimators.md, "Differences from the framework code").
 import { describe, expect, it } from 'vitest';
-import { gdpo, maxrl, normalizationPreset, normalizeStep, Normalizer, rloo } from '../../../src/index.js';
+import { gdpo, gpg, groupMean, groupMeanStd, maxrl, normalizationPreset, normalizeStep, Normalizer, opo, reinforcePlusPlusBaseline, rloo } from '../../../src/index.js';
 import { readFixture } from '../../helpers/paths.js';
 
 interface PresetCase {
@@ -142,11 +142,31 @@ describe('maxrl against SkyRL and prime-rl', () => {
 });
 
 describe("verl's lone rollout: singleton 'raw' on the existing estimators (volcengine/verl@b178a3cd)", () => {
-  interface VerlCase { name: string; rewards: number[]; groups: number[]; lengths: number[]; rloo: number[] }
+  interface VerlCase {
+    name: string;
+    rewards: number[];
+    groups: number[];
+    lengths: number[];
+    rloo: number[];
+    grpo: number[];
+    grpo_no_std: number[];
+    opo: number[];
+    gpg: number[];
+    reinforce_plus_plus_baseline: number[];
+  }
   const verl = readFixture<{ verl: VerlCase[] }>('advantages-reference.json').verl;
   for (const c of verl) {
-    it(`${c.name}: rloo raw equals verl on every row, groups of one included`, () => {
-      agree(`${c.name} rloo raw`, rloo({ rewards: c.rewards, groupIds: c.groups }, { singleton: 'raw' }).advantages, c.rloo);
+    it(`${c.name}: rloo, group_mean, group_mean_std, opo, gpg, reinforce_plus_plus_baseline with 'raw' equal verl on every row, groups of one included`, () => {
+      const batch = { rewards: c.rewards, groupIds: c.groups, lengths: c.lengths };
+      const raw = { singleton: 'raw' } as const;
+      const constant = kinds(c.rewards, c.groups).constant;
+      agree(`${c.name} rloo raw`, rloo(batch, raw).advantages, c.rloo);
+      agree(`${c.name} group_mean raw`, groupMean(batch, raw).advantages, c.grpo_no_std);
+      agree(`${c.name} group_mean_std raw`, groupMeanStd(batch, raw).advantages, c.grpo, constant); // constant groups: verl's ulp / 1e-6, ours 0
+      agree(`${c.name} opo raw`, opo(batch, raw).advantages, c.opo);
+      agree(`${c.name} gpg raw`, gpg(batch, raw).advantages, c.gpg);
+      // verl's masked_mean divides by N + 1e-8 (the estimator does not; the preset does): 1e-9 here.
+      agree(`${c.name} reinforce_plus_plus_baseline raw`, reinforcePlusPlusBaseline(batch, raw).advantages, c.reinforce_plus_plus_baseline, new Set(), 1e-9);
     });
   }
   it('prints the agreement figures when asked (PRINT_AGREEMENT=1)', () => {
