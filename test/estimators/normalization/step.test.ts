@@ -1,7 +1,7 @@
 // The normalisation step's rules (docs/method.md section 2.6): each option on a hand-worked batch, the
 // diagnostics, and the errors with their field and index.
 import { describe, expect, it } from 'vitest';
-import { Normalizer, normalizeStep, readNormalization, RlAdvantagesError, groupMeanStd, groupMean } from '../../../src/index.js';
+import { Normalizer, normalized, normalizeStep, readNormalization, RlAdvantagesError, groupMeanStd, groupMean } from '../../../src/index.js';
 
 const close = (a: ArrayLike<number>, b: number[], tol = 1e-15): void => b.forEach((v, i) => expect(Math.abs((a[i] as number) - v), `row ${i}`).toBeLessThanOrEqual(tol));
 
@@ -135,5 +135,18 @@ describe('bad options', () => {
   it('a zero denominator for a nonzero centred value is zero_std, not an infinity', () => {
     const e = error(() => normalizeStep({ values: [1, 0, 0], groupIds: [0, 0, 0] }, { leaveOneOut: true, scale: 'loo', epsilon: 0 }));
     expect([e.code, e.field, e.index]).toEqual(['zero_std', 'values', 0]);
+  });
+});
+
+describe('normalized: the step as an estimator', () => {
+  it('gives the step on the rewards, the centres as baselines, dropped rows (masked ones included), and diagnostics', () => {
+    const batch = { rewards: [1, 0, 0.5, 0.5, 2, Number.NaN], groupIds: [0, 0, 1, 1, 2, 0], mask: [false, false, false, false, false, true] };
+    const spec = { leaveOneOut: true, scale: 'none' as const, zeroVariance: 'mask' as const, singleton: 'drop' as const };
+    const r = normalized(batch, spec);
+    const step = normalizeStep({ values: batch.rewards, groupIds: batch.groupIds, mask: batch.mask }, spec);
+    expect(Array.from(r.advantages)).toEqual(Array.from(step.advantages));
+    expect(Array.from(r.baselines)).toEqual([0, 1, 0, 0, 0, 0]);
+    expect(Array.from(r.dropped ?? [])).toEqual([0, 0, 1, 1, 1, 1]);
+    expect([r.diagnostics.masked, r.diagnostics.groupsOfOne, r.diagnostics.zeroVarianceGroups, r.maxSelfWeight]).toEqual([1, 1, 1, 0]);
   });
 });
