@@ -6,6 +6,7 @@ import { calibrationJson, type VectorizerSource } from '../../calibration/json.j
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
+import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import { resolveKernelEstimatorName } from '../../kernels/resolve.js';
 import { num, plural, table } from '../format.js';
@@ -33,6 +34,7 @@ interface CalibrateOptions {
   output: string;
   force?: boolean;
   bar: number;
+  estimatorModule?: string[];
 }
 
 /** The library's option names, as the command line spells them. */
@@ -127,6 +129,7 @@ function vectorizerSource(options: CalibrateOptions): VectorizerSource {
 }
 
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  await loadEstimatorModules(options.estimatorModule);
   // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
   if (isStatefulEstimator(options.reference)) {
     throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
@@ -258,7 +261,8 @@ export function register(program: Command, io: CliIo): void {
     .addOption(outputOption('--output <file>', 'where to write the table (or with --json the JSON; "-" for standard output)').default('-'))
     .addOption(outputOption('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page'))
     .addOption(forceOption())
-    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03)
+    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03);
+  addEstimatorModuleOption(command)
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',
