@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from .common import is_kernel_estimator
+from .catalogue import served_estimator_problem, served_fields
 from .serve_client import RlAdvServe
 
 __all__ = [
@@ -54,7 +54,6 @@ NONZERO_ADVANTAGE_EPS = 1e-6
 QUESTION_SUFFIX = " Write your answer in \\boxed{} format."
 
 #: Estimators whose baseline is defined by group ids (the others use only rewards and prompts).
-_GROUPED = ("group_mean", "group_mean_std", "rloo")
 
 
 class QuestionRecoveryError(RuntimeError):
@@ -430,13 +429,14 @@ class AdvantageHook:
         return BatchAdvantages(result.advantages, offsets, by_traj)
 
     def compute_for(self, questions: Sequence[str], rewards: Sequence[float], group_ids: Sequence[int]) -> Any:
-        """One ``rl-adv serve`` request for this arm's estimator (group ids only where they define b)."""
+        """One ``rl-adv serve`` request for this arm's estimator, with the fields it reads (``rl-adv estimators``)."""
         assert self.serve is not None
+        fields = served_fields(self.estimator, getattr(self.serve, "command", None))
         return self.serve.compute(
             self.estimator,
             rewards,
-            prompts=None if self.estimator in _GROUPED else list(questions),
-            group_ids=list(group_ids) if self.estimator in _GROUPED else None,
+            prompts=list(questions) if "prompts" in fields else None,
+            group_ids=list(group_ids) if "group_ids" in fields else None,
         )
 
     def _tensors(self, values: Sequence[float], offsets: Sequence[int], groups: Sequence[Any]) -> list[Any]:
@@ -502,8 +502,10 @@ def prepare_resumed_log(log_file: str, start_batch: int) -> int:
 
 
 def make_hook_for_arm(arm: str, estimator: str, log_file: str, stock_compute: Callable[..., Any], serve: RlAdvServe | None, known_questions: Sequence[str], torch_module: Any = None) -> AdvantageHook:
-    """The hook for one spec arm: stock path for ``group_mean``, served path for kernel estimators."""
-    if estimator != "group_mean" and not is_kernel_estimator(estimator):
-        raise ValueError(f"advantage {estimator!r}: run_arm.py runs group_mean (stock) or a kernel estimator")
+    """The hook for one spec arm: stock path for ``group_mean``, served path for every other one-step estimator the
+    drivers can send (``rl-adv estimators``: it reads rewards, prompts and group ids only)."""
+    problem = None if estimator == "group_mean" else served_estimator_problem(estimator, getattr(serve, "command", None))
+    if problem is not None:
+        raise ValueError(f"advantage {estimator!r}: run_arm.py runs group_mean (stock) or an estimator through rl-adv serve: {problem}")
     resolver = QuestionResolver(known_questions) if estimator != "group_mean" else None
     return AdvantageHook(arm, estimator, log_file, stock_compute, serve=serve, resolver=resolver, torch_module=torch_module)
