@@ -126,6 +126,7 @@ export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/toke
 export { winkTokenizer } from './text/wink.js';
 
 // B_eff calibration
+export { inSampleTasks, type InSampleTasks } from './calibration/in-sample.js';
 export {
   calibrateBeff,
   groupCalibrationRows,

@@ -1,4 +1,5 @@
 // --estimator-module FILE: a user's estimators, loaded before a command reads its estimator names.
+import { inputOption } from './outputs.js';
 import type { Command } from 'commander';
 import { RlAdvantagesError } from '../errors.js';
 import { loadEstimatorModule } from '../estimators/module.js';
@@ -6,10 +7,12 @@ import { CliUsageError } from './core.js';
 
 /** Adds `--estimator-module <file>` (repeatable). */
 export function addEstimatorModuleOption(command: Command): Command {
-  return command.option(
-    '--estimator-module <file>',
-    'an ES module whose default export is an estimator descriptor (or an array of them), registered before the estimators are read; repeatable',
-    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  return command.addOption(
+    inputOption(
+      '--estimator-module <file>',
+      'an ES module whose default export is an estimator descriptor (or an array of them), registered before the estimators are read; repeatable',
+      (value) => (Array.isArray(value) ? (value as string[]) : []),
+    ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
   );
 }
 

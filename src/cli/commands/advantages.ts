@@ -7,7 +7,8 @@ import { plural } from '../format.js';
 import { cliEstimator, fieldsUsed, type BatchField, type CliEstimatorOptions, type CliEstimatorSpec } from '../estimator.js';
 import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import { addEstimatorJsonOption, estimatorLabel, estimatorMessage, estimatorSpecOf } from '../estimator-json.js';
-import { atRow, displayName, loadVectorizer, readJsonl, refuseToOverwrite, STDIO, writeText, type Row, type VectorizerOptions } from '../io.js';
+import { atRow, displayName, loadVectorizer, readJsonl, STDIO, type Row, type VectorizerOptions } from '../io.js';
+import { forceOption, inputOption, kernelFiles, outputOption, writeOutput } from '../outputs.js';
 import { addNormalizeOptions, addVectorizerOptions, normalizeContext, OPTION_FLAGS } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
@@ -20,6 +21,7 @@ interface AdvantagesOptions {
   vectorizer?: string;
   input: string;
   output: string;
+  force?: boolean;
   normalize?: string;
   epsilon?: number;
   stdFloor?: number;
@@ -73,12 +75,21 @@ export function batchFromRows(rows: readonly Row[], uses: ReadonlySet<BatchField
   return batch;
 }
 
-/** One line of diagnostics, for stderr: `4 groups (1 of one, 0 zero-variance), 25% of advantages exactly 0`. */
-export function diagnosticsLine(d: EstimatorDiagnostics): string {
+/**
+ * One line of diagnostics, for stderr: `4 groups (1 of one, 0 zero-variance), 25% of advantages exactly 0`. When
+ * every group is of one and the estimator's baseline comes from across the batch (`acrossBatch`, e.g. GS1's
+ * kernel), the line says that this is the design, not a fault.
+ */
+export function diagnosticsLine(d: EstimatorDiagnostics, acrossBatch = false): string {
   const percent = Math.round(d.zeroAdvantageFraction * 1000) / 10;
+  const design =
+    acrossBatch && d.groups > 1 && d.groupsOfOne === d.groups
+      ? '; every rollout is a group of one (no "group" field, or one rollout a prompt: GS1\'s design), and this estimator ' +
+        "takes each rollout's baseline from the other prompts of the batch, so groups of one are expected"
+      : '';
   return (
     `${d.groups} group${d.groups === 1 ? '' : 's'} (${d.groupsOfOne} of one, ${d.zeroVarianceGroups} zero-variance), ` +
-    `${percent}% of advantages exactly 0${d.masked > 0 ? `, ${d.masked} masked` : ''}`
+    `${percent}% of advantages exactly 0${d.masked > 0 ? `, ${d.masked} masked` : ''}${design}`
   );
 }
 
@@ -120,8 +131,6 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
   const spec = estimatorSpecOf(options);
   const estimator = await estimatorFor(spec, options, io, 'rl-adv advantages', normalizeContext(options));
   const file = options.input;
-  // Checked before anything is read or computed: nothing a user gave is overwritten.
-  await refuseToOverwrite(file, '--input', options.output, '--output');
   const rows = await readJsonl(file, io, '--input');
   const batch = batchFromRows(rows, fieldsUsed(spec));
   let result: EstimatorResult;
@@ -139,11 +148,11 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
       loo_mean: result.looMean[i],
     });
   }
-  await writeText(options.output, lines.join('\n') + '\n', io, '--output');
+  await writeOutput(options.output, lines.join('\n') + '\n', io, '--output', options.force === true);
   if (options.output !== STDIO) {
     io.stderr.write(`rl-adv: wrote ${plural(rows.length, 'advantage')} (${estimator.name}) to ${displayName(options.output, 'out')}\n`);
   }
-  io.stderr.write(`rl-adv: ${diagnosticsLine(result.diagnostics)}\n`);
+  io.stderr.write(`rl-adv: ${diagnosticsLine(result.diagnostics, !fieldsUsed(spec).has('groupIds'))}\n`);
 }
 
 /** Registers `rl-adv advantages`. */
@@ -160,13 +169,14 @@ export function register(program: Command, io: CliIo): void {
         'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order; on stderr one line of diagnostics ' +
         '(groups, groups of one, zero-variance groups, the share of advantages exactly 0; docs/method.md section 2.1).',
     )
-    .option('--estimator <name>', 'the estimator, e.g. group_mean or tfidf_kernel_loo_T0.1 (rl-adv estimators lists them)');
+    .addOption(inputOption('--estimator <name>', 'the estimator, e.g. group_mean or tfidf_kernel_loo_T0.1 (rl-adv estimators lists them)', kernelFiles));
   addEstimatorJsonOption(command);
   addEstimatorModuleOption(command);
   addNormalizeOptions(command);
   addVectorizerOptions(command)
-    .option('--input <file>', 'the rollouts, JSON lines ("-" for standard input)', STDIO)
-    .option('--output <file>', 'where to write the advantages ("-" for standard output)', STDIO)
+    .addOption(inputOption('--input <file>', 'the rollouts, JSON lines ("-" for standard input)').default(STDIO))
+    .addOption(outputOption('--output <file>', 'where to write the advantages ("-" for standard output)').default(STDIO))
+    .addOption(forceOption())
     .action(async (options: AdvantagesOptions) => run(options, io));
   withExamples(command, [
     'rl-adv advantages --estimator group_mean --input rollouts.jsonl',
