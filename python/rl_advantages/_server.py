@@ -164,9 +164,9 @@ class Server:
         with self._lock:
             self.start()
             response = self._exchange(payload)
-            if "session" in payload and payload["session"] is not None:
-                self._sessions.add(str(payload["session"]))
-        error = response.get("error")
+            error = response.get("error")
+            if error is None and payload.get("session") is not None:
+                self._sessions.add(str(payload["session"]))  # named if the server dies: its state dies with it
         if error is not None:
             raise _server_error(error)
         return response
