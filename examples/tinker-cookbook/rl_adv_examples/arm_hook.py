@@ -1,25 +1,41 @@
 """The advantage hook of one spec arm: ``rl_advantages.integrations.tinker_cookbook.AdvantageHook`` set up for the
-study (the hook itself lives in the ``rl-advantages`` Python package: ``pip install ./python``)."""
+study. The hook lives in the ``rl-advantages`` Python package; a driver without it stops with how to install it."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable, Sequence
 
-from rl_advantages.integrations.tinker_cookbook import AdvantageHook, QuestionResolver
+from .common import DriverError, is_kernel_estimator
 
-from .common import is_kernel_estimator
+__all__ = ["hook_module", "make_hook_for_arm", "prepare_resumed_log"]
 
-__all__ = ["make_hook_for_arm"]
+_PACKAGE_HINT = "install the rl-advantages Python package: from the repository root, npm ci && npm run build, then pip install ./python"
 
 
-def make_hook_for_arm(arm: str, estimator: str, log_file: str, stock_compute: Callable[..., Any], serve: Any, known_questions: Sequence[str], torch_module: Any = None) -> AdvantageHook:
+def hook_module() -> Any:
+    """``rl_advantages.integrations.tinker_cookbook``, or a DriverError (exit 2) saying how to install it."""
+    try:
+        return importlib.import_module("rl_advantages.integrations.tinker_cookbook")
+    except ImportError as error:
+        raise DriverError(f"cannot import rl_advantages ({error}); {_PACKAGE_HINT}") from None
+
+
+def prepare_resumed_log(log_file: str, start_batch: int) -> int:
+    """The package's ``prepare_resumed_log``: lines of batches >= ``start_batch`` move to advantages.superseded.jsonl."""
+    return int(hook_module().prepare_resumed_log(log_file, start_batch))
+
+
+def make_hook_for_arm(arm: str, estimator: str, log_file: str, stock_compute: Callable[..., Any], serve: Any, known_questions: Sequence[str], torch_module: Any = None) -> Any:
     """The hook for one spec arm: stock path for ``group_mean``; for a kernel estimator (``tfidf_kernel_loo_T0.1``,
     ``kernel:PATH``) the question texts and rewards go to ``serve`` (an ``RlAdvServe`` over ``rl-adv serve
     --corpus``), one request a step."""
     if estimator != "group_mean" and not is_kernel_estimator(estimator):
         raise ValueError(f"advantage {estimator!r}: run_arm.py runs group_mean (stock) or a kernel estimator")
+    package = hook_module()
     if estimator == "group_mean":
-        return AdvantageHook(arm, estimator, log_file, stock_compute, torch_module=torch_module)
+        return package.AdvantageHook(arm, estimator, log_file, stock_compute, torch_module=torch_module)
     if serve is None:
         raise ValueError(f"estimator {estimator} needs an rl-adv serve client")
-    return AdvantageHook(arm, estimator, log_file, stock_compute, client=serve, resolver=QuestionResolver(known_questions), torch_module=torch_module, send_group_ids=False)
+    resolver = package.QuestionResolver(known_questions)
+    return package.AdvantageHook(arm, estimator, log_file, stock_compute, client=serve, resolver=resolver, torch_module=torch_module, send_group_ids=False)
