@@ -248,9 +248,29 @@ class HookTest(unittest.TestCase):
         self.assertEqual(line["baselines"], expected.baselines.tolist())
         self.assertEqual((line["group_size"], line["max_self_weight"]), (1, 0.0))
 
-    def test_unknown_estimator_is_refused(self) -> None:
-        with self.assertRaises(ValueError):
-            make_hook_for_arm("x", "rloo", self.log, self.dp.compute_advantages, support.StubServe(), [])
+    def test_estimators_the_drivers_cannot_send_are_refused_by_the_catalogue(self) -> None:
+        for name, reason in (
+            ("nope", "rl-adv knows no estimator 'nope'"),
+            ("remax", "remax needs greedy_rewards, which the drivers do not send"),
+            ("prompt_value", "prompt_value keeps state across steps"),
+        ):
+            with self.assertRaises(ValueError) as caught:
+                make_hook_for_arm("x", name, self.log, self.dp.compute_advantages, support.StubServe(), [])
+            self.assertIn(reason, str(caught.exception))
+
+    def test_every_sendable_estimator_is_served_with_the_fields_it_reads(self) -> None:
+        # rloo and loo_batch_mean were refused, kernel_loo_T<T> was not a kernel estimator, before the catalogue.
+        # The package's hook sends the group ids when the estimator requires them, else the questions.
+        expected = {"rloo": (False, True), "group_mean_std": (False, True), "loo_batch_mean": (True, False), "length_bucket_loo": (True, False), "kernel:/k.json": (True, False)}
+        for name, (prompts, group_ids) in expected.items():
+            stub = support.StubServe()
+            hook = make_hook_for_arm("arm", name, self.log, self.dp.compute_advantages, stub, support.train_questions(), torch_module=self.mods["torch"])
+            hook.install(self.train, self.dp)
+            builders, groups = self.batch(2, 4)
+            fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            request = stub.requests[-1]
+            self.assertEqual((request["prompts"] is not None, request["group_ids"] is not None), (prompts, group_ids), name)
+            hook.uninstall()
 
 
 if __name__ == "__main__":
