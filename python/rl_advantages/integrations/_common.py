@@ -115,7 +115,7 @@ def prompt_text(prompt: Any, where: str = "prompt") -> str:
                 if isinstance(content, str):
                     return content
                 if isinstance(content, (list, tuple)):
-                    parts = [p.get("text") for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+                    parts = [str(p["text"]) for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
                     if parts:
                         return "\n".join(parts)
     raise _error(
@@ -210,7 +210,7 @@ class RolloutBatch:
         values = np.asarray(rewards, dtype=np.float64).copy()
         nan = ~np.isfinite(values)
         if nan.any():
-            unmasked = [int(i) for i in np.flatnonzero(nan) if mask is None or not bool(mask[i])]
+            unmasked = [i for i in map(int, np.flatnonzero(nan)) if mask is None or not bool(mask[i])]
             if unmasked:
                 i = unmasked[0]
                 raise _error("bad_value", f'field "rewards"[{i}] is {values[i]}: mask it (mask[{i}] = True) or give a finite reward', field="rewards", index=i)
