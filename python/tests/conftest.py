@@ -47,7 +47,7 @@ def make_batch(seed: int = 1, groups: int = 6, size: int = 4, masked: bool = Fal
     corpus = make_corpus()
     b = groups * size
     batch: dict[str, Any] = {
-        "rewards": (rng.integers(0, 9, size=b) / 8.0),
+        "rewards": rng.integers(0, 9, size=b) / 8.0,
         "group_ids": np.repeat(np.arange(groups), size),
         "prompts": [corpus[g] for g in np.repeat(rng.choice(len(corpus), size=groups, replace=False), size)],
         "lengths": rng.integers(5, 200, size=b).astype(np.float64),

@@ -206,3 +206,24 @@ def test_default_server_is_shared_and_replaceable(corpus_file):
         r.set_default_server(previous)
         mine.close()
     assert sys.modules["rl_advantages"].default_server() is first
+
+
+def test_estimator_modules_join_the_catalogue(tmp_path):
+    module = tmp_path / "median.mjs"
+    module.write_text(
+        "export default {\n"
+        "  name: 'median_baseline', family: 'user', summary: 'b = the median reward of the batch', parameters: [],\n"
+        "  fields: { required: ['rewards'], optional: [] }, needsVectorizer: false, needsKernelFile: false,\n"
+        "  groupOfOne: 'n/a', sources: [],\n"
+        "  create: () => (batch) => {\n"
+        "    const sorted = [...batch.rewards].sort((a, b) => a - b);\n"
+        "    const b = sorted[Math.floor(sorted.length / 2)];\n"
+        "    return { advantages: batch.rewards.map((r) => r - b), baselines: batch.rewards.map(() => b) };\n"
+        "  },\n"
+        "};\n"
+    )
+    with r.Server(estimator_modules=[module]) as server:
+        found = [d for d in server.catalogue() if d["name"] == "median_baseline"]
+        assert len(found) == 1 and found[0]["user_defined"] is True
+        result = r.compute_advantages("median_baseline", [0.0, 1.0, 3.0], server=server)
+        assert result.advantages.tolist() == [-1.0, 0.0, 2.0] and result.estimator == "median_baseline"

@@ -22,18 +22,20 @@ function needs(e: EstimatorJson): string {
   return out.join(', ') || '-';
 }
 
-/** The readable table: one row per estimator. */
+/** A short form as the table shows it: the part after the name (`_T<temperature>`), or the whole (`kernel:<path>`). */
+function shortForm(e: EstimatorJson): string {
+  if (e.short_form === null) return '-';
+  return e.short_form.startsWith(e.name) ? `+ ${e.short_form.slice(e.name.length)}` : e.short_form;
+}
+
+/** The readable form: one table row per estimator, then each one's parameters with their defaults. */
 export function estimatorsText(json = catalogueJson()): string {
-  const rows = json.estimators.map((e) => [
-    e.short_form === null ? e.name : `${e.name} | ${e.short_form}`,
-    e.family,
-    e.fields.required.filter((f) => f !== 'rewards').join(', ') || '-',
-    needs(e),
-    e.parameters.map(parameterText).join(', ') || '-',
-  ]);
+  const rows = json.estimators.map((e) => [e.name, shortForm(e), e.family, e.fields.required.filter((f) => f !== 'rewards').join(', ') || '-', needs(e)]);
+  const parameters = json.estimators.map((e) => `  ${e.name}: ${e.parameters.map(parameterText).join(', ') || '-'}`);
   return (
     `${json.estimators.length} estimators (rl-advantages ${json.version}); details: rl-adv estimators --json, docs/estimators.md\n\n` +
-    table(['name | short form', 'family', 'reads', 'needs', 'parameters'], rows)
+    table(['name', 'short form', 'family', 'reads', 'needs'], rows) +
+    `\nParameters (snake_case; =default):\n${parameters.join('\n')}\n`
   );
 }
 

@@ -16,6 +16,7 @@ import { cliEstimator, cliStatefulEstimator, type CliEstimatorOptions, type CliE
 import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import { loadVectorizer, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
+import { ServeSessions, sessionId } from '../serve-sessions.js';
 import { withExamples, type CliIo } from '../core.js';
 
 /** A request id: echoed in the response. */
@@ -65,7 +66,7 @@ export const REQUEST_FIELDS: readonly string[] = Object.freeze([
 ]);
 
 /** The ops a request may name (an estimator request has none). */
-const OPS: readonly string[] = Object.freeze(['describe']);
+const OPS: readonly string[] = Object.freeze(['describe', 'state_dict', 'load_state_dict']);
 
 /** A bare NaN / Infinity / -Infinity token (tested on the line with its strings emptied): Python's json.dumps writes them by default. */
 const NON_FINITE = /(?:^|[[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
@@ -84,8 +85,6 @@ export function idOfBrokenLine(line: string): RequestId | null {
 
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
-/** Sessions of stateful estimators kept at most: state is never dropped silently, a new session beyond is an error. */
-const SESSION_LIMIT = 4096;
 
 
 /** The diagnostics as the wire names them. */
@@ -147,7 +146,7 @@ function requestBatch(r: Record<string, unknown>): Batch {
 export class RequestHandler {
   readonly #vectorizer: TfidfVectorizer | undefined;
   readonly #estimators = new Map<string, Estimator>();
-  readonly #sessions = new Map<string, { key: string; estimator: StatefulEstimator }>();
+  readonly #sessions = new ServeSessions();
 
   constructor(vectorizer: TfidfVectorizer | undefined) {
     this.#vectorizer = vectorizer;
@@ -166,25 +165,37 @@ export class RequestHandler {
 
   /** A stateful estimator's step: compute from the session's state, then update it (unless "update": false). */
   #statefulStep(spec: CliEstimatorSpec, r: Record<string, unknown>, batch: Batch): { result: EstimatorResult; name: string } {
-    const name = typeof spec === 'string' ? spec : spec.name;
-    const session = r.session;
-    if (!((typeof session === 'string' && session !== '') || (typeof session === 'number' && Number.isFinite(session)))) {
-      throw new BadRequest('missing_field', `field "session" is required for ${name}, which keeps state across requests: a non-empty string or a number, got ${describe(session)}`, 'session');
-    }
-    const options = { ...requestOptions(r, spec), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
-    const key = keyOf(spec, options);
-    const id = String(session);
-    let entry = this.#sessions.get(id);
-    if (entry === undefined) {
-      if (this.#sessions.size >= SESSION_LIMIT) throw new BadRequest('too_many_sessions', `this server keeps at most ${SESSION_LIMIT} sessions`);
-      entry = { key, estimator: cliStatefulEstimator(spec, this.#vectorizer, 'rl-adv serve', options) };
-      this.#sessions.set(id, entry);
-    } else if (entry.key !== key) {
-      throw new BadRequest('bad_request', `session ${JSON.stringify(id)} was started as ${entry.key}; a session keeps one estimator and its options`);
-    }
-    const result = entry.estimator.compute(batch);
-    if (r.update !== false) entry.estimator.update(batch);
-    return { result, name: entry.estimator.name };
+    const id = sessionId(r.session, `${typeof spec === 'string' ? spec : spec.name}, which keeps state across requests`);
+    const options = this.#statefulOptions(spec, r);
+    const create = (): StatefulEstimator => cliStatefulEstimator(spec, this.#vectorizer, 'rl-adv serve', options);
+    return this.#sessions.step(id, keyOf(spec, options), create, batch, r.update !== false);
+  }
+
+  /** A stateful estimator's options: its parameters at the top level, and the "prompt_value" object. */
+  #statefulOptions(spec: CliEstimatorSpec, r: Record<string, unknown>): CliEstimatorOptions {
+    return { ...requestOptions(r, spec), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
+  }
+
+  /** load_state_dict: the request's session restored from its "state", for its estimator; returns the session id. */
+  #loadStateDict(r: Record<string, unknown>): string {
+    const session = sessionId(r.session, 'a load_state_dict request');
+    if (r.state === undefined) throw new BadRequest('missing_field', 'field "state" is required: the "state" of a state_dict response', 'state');
+    if (r.estimator === undefined) throw new BadRequest('missing_field', 'field "estimator" is required: the "estimator" of a state_dict response', 'estimator');
+    const spec = specFromWire(r.estimator, 'estimator');
+    const { state, op: _op, ...rest } = r;
+    const options = this.#statefulOptions(spec, rest);
+    const create = (): StatefulEstimator => {
+      if (!isStatefulEstimator(spec)) {
+        throw new RlAdvantagesError(`estimator ${JSON.stringify(typeof spec === 'string' ? spec : spec.name)} keeps no state: load_state_dict restores a stateful estimator's session`, {
+          code: 'bad_request',
+          field: 'estimator',
+        });
+      }
+      return cliStatefulEstimator(spec, this.#vectorizer, 'rl-adv serve', options);
+    };
+    const explicit = Object.keys(options).length > 0 || (typeof spec === 'object' && Object.keys(spec).some((key) => key !== 'name'));
+    this.#sessions.loadStateDict(session, create, explicit, state, this.#vectorizer);
+    return session;
   }
 
   /**
@@ -251,6 +262,12 @@ export class RequestHandler {
       if (extra !== undefined) throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(extra)}: a describe request is {"id", "op": "describe"}`, extra);
       return { id, ...catalogueJson() };
     }
+    if (r.op === 'state_dict') {
+      const extra = Object.keys(r).find((key) => key !== 'id' && key !== 'op' && key !== 'session');
+      if (extra !== undefined) throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(extra)}: a state_dict request is {"id", "op": "state_dict", "session"}`, extra);
+      return { id, ...this.#sessions.stateDict(sessionId(r.session, 'a state_dict request')) };
+    }
+    if (r.op === 'load_state_dict') return { id, session: this.#loadStateDict(r), loaded: true };
     throw new BadRequest('unknown_op', `unknown op ${describe(r.op)}${typeof r.op === 'string' ? didYouMean(r.op, OPS) : ''}; ops: ${OPS.join(', ')} (an estimator request has no "op")`, 'op');
   }
 }
@@ -300,18 +317,24 @@ export function register(program: Command, io: CliIo): void {
         'output, in request order, until the input ends.\n' +
         'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>, ' +
         '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "reward_components"? for gdpo, "mask"? (true = masked, its ' +
-        'reward may be null), "normalize"?, "epsilon"?, "std_floor"?, "singleton"?). prompt_value keeps state per ' +
+        'reward may be null), and the estimator\'s parameters in snake_case, e.g. "normalize", "epsilon", "std_floor"; ' +
+        'rl-adv estimators lists them). "estimator" is a name or an object {"name", parameters...}. A field that is ' +
+        'none of these is an error naming the closest one. prompt_value keeps state per ' +
         '"session" id: each request computes from it, then updates it (unless "update": false); "prompt_value"? ' +
-        'holds its options on the first request.\n' +
-        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
+        'holds its options on the first request. {"id", "op": "state_dict", "session"} answers the session\'s checkpoint ' +
+        '{"id", "session", "estimator", "state"}; {"id", "op": "load_state_dict", "session", "estimator", "state"} ' +
+        'restores it (answer {"id", "session", "loaded": true}), bit for bit. {"id", "op": "describe"} answers the ' +
+        'catalogue (rl-adv estimators --json).\n' +
+        'Response: {"id", "estimator" (the canonical name), "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
         '"groups_of_one", "zero_variance_groups", "zero_advantage_fraction", "masked"}}. A line that is not ' +
-        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server ' +
+        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message", "field"?, "index"?}} and the server ' +
         'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each ' +
         'estimator is created once; stdout carries nothing but responses.',
     );
   addEstimatorModuleOption(addVectorizerOptions(command)).action(async (options: VectorizerOptions & { estimatorModule?: string[] }) => serve(options, io));
   withExamples(command, [
     `echo '{"id": 1, "estimator": "loo_batch_mean", "rewards": [1, 0, 1]}' | rl-adv serve`,
+    `echo '{"id": 1, "op": "describe"}' | rl-adv serve`,
     'rl-adv serve --vectorizer gsm8k-train.tfidf.json < requests.jsonl > responses.jsonl',
   ]);
 }

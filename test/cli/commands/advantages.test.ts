@@ -141,7 +141,7 @@ describe('rl-adv advantages', () => {
       { prompt: 7, reward: 0.5, features: 'x' },
     ]);
     const run = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file]);
-    expect([run.code, run.stderr]).toEqual([0, 'rl-adv: 3 groups (3 of one, 0 zero-variance), 33.3% of advantages exactly 0\n']);
+    expect([run.code, run.stderr]).toEqual([0, 'rl-adv: 3 groups (3 of one, 0 zero-variance), 33.3% of advantages exactly 0; every rollout is a group of one (no "group" field, or one rollout a prompt: GS1\'s design), and this estimator takes each rollout\'s baseline from the other prompts of the batch, so groups of one are expected\n']);
     expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual([0.25, 0.75, 0.5]);
   });
 

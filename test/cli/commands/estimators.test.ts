@@ -14,9 +14,15 @@ describe('rl-adv estimators', () => {
     expect(JSON.parse(json.stdout)).toEqual(catalogueJson());
     const text = rlAdv(['estimators']);
     expect(text.code).toBe(0);
-    for (const e of catalogueJson().estimators) expect(text.stdout).toContain(e.short_form === null ? `\n${e.name} ` : `\n${e.name} | ${e.short_form} `);
-    expect(text.stdout).toMatch(/^16 estimators \(rl-advantages \d+\.\d+\.\d+\)/);
-    expect(text.stdout).toMatch(/\ntfidf_kernel_loo \| tfidf_kernel_loo_T<temperature> +kernel +prompts +vectorizer +temperature \(required\)\n/);
+    for (const e of catalogueJson().estimators) {
+      expect(text.stdout).toContain(`\n${e.name} `);
+      expect(text.stdout).toContain(`\n  ${e.name}: `);
+    }
+    expect(text.stdout).toMatch(/^\d+ estimators \(rl-advantages \d+\.\d+\.\d+\)/);
+    expect(text.stdout).toMatch(/\ntfidf_kernel_loo +\+ _T<temperature> +kernel +prompts +vectorizer\n/);
+    expect(text.stdout).toMatch(/\n {2}tfidf_kernel_loo: temperature \(required\)\n/);
+    expect(text.stdout).toMatch(/\n {2}group_mean_std: epsilon=0.000001, std_floor=0\n/);
+    expect(Math.max(...text.stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(130);
   });
 });
 
