@@ -1,6 +1,7 @@
 // The sessions of rl-adv serve: stateful estimators (prompt_value) kept across requests under a session id, with
 // their checkpoints (`{"op": "state_dict"}`) and restores (`{"op": "load_state_dict"}`), bit for bit.
 import { RlAdvantagesError } from '../errors.js';
+import { RunningNormalization, type RunningNormalizationJSON } from '../estimators/normalization/stateful.js';
 import { PromptValueEstimator, type PromptValueJSON, type StatefulEstimator } from '../estimators/prompt-value.js';
 import type { Batch, EstimatorResult } from '../estimators/types.js';
 import { describe } from '../internal/validate.js';
@@ -18,25 +19,9 @@ export function sessionId(value: unknown, what: string): string {
   throw new RlAdvantagesError(`field "session" is required for ${what}: a non-empty string or a number, got ${describe(value)}`, { code: 'missing_field', field: 'session' });
 }
 
-/**
- * What makes two stateful estimators the same for a session: for `prompt_value`, the canonical name and every
- * option its checkpoint records; for any other stateful estimator (`roll_running`, a user's), its canonical name.
- */
-function identity(estimator: StatefulEstimator): string {
-  if (estimator instanceof PromptValueEstimator) {
-    const state = estimator.toJSON();
-    return JSON.stringify([state.name, state.options]);
-  }
-  return JSON.stringify([estimator.name, {}]);
-}
-
-/** A stateful estimator that can restore a checkpoint of its own `toJSON()` (e.g. `roll_running`). */
-interface Restorable extends StatefulEstimator {
-  loadStateDict(state: unknown): void;
-}
-
-function isRestorable(estimator: StatefulEstimator): estimator is Restorable {
-  return typeof (estimator as Partial<Restorable>).loadStateDict === 'function';
+/** What makes two stateful estimators the same for a session: the canonical name and every option. */
+function identity(state: { readonly name: string; readonly options: unknown }): string {
+  return JSON.stringify([state.name, state.options]);
 }
 
 interface Entry {
@@ -56,7 +41,7 @@ export class ServeSessions {
   #identityOf(key: string, create: CreateStateful): string {
     let found = this.#identities.get(key);
     if (found === undefined) {
-      found = identity(create());
+      found = identity(create().toJSON());
       if (this.#identities.size >= 256) this.#identities.clear();
       this.#identities.set(key, found);
     }
@@ -81,7 +66,7 @@ export class ServeSessions {
     if (entry === undefined) {
       this.#room(id);
       const estimator = create();
-      entry = { identity: identity(estimator), estimator };
+      entry = { identity: identity(estimator.toJSON()), estimator };
       this.#identities.set(key, entry.identity);
       this.#sessions.set(id, entry);
     } else {
@@ -103,7 +88,7 @@ export class ServeSessions {
    *
    * @throws {@link RlAdvantagesError} `unknown_session`.
    */
-  stateDict(id: string): { session: string; estimator: string; state: unknown } {
+  stateDict(id: string): { session: string; estimator: string; state: PromptValueJSON | RunningNormalizationJSON } {
     const entry = this.#sessions.get(id);
     if (entry === undefined) {
       throw new RlAdvantagesError(`no session ${JSON.stringify(id)} on this server (sessions: ${this.#sessions.size}); a session starts with its first request`, {
@@ -125,26 +110,23 @@ export class ServeSessions {
    */
   loadStateDict(id: string, create: CreateStateful, explicitOptions: boolean, state: unknown, vectorizer: TfidfVectorizer | undefined): void {
     const fresh = create();
-    if (!(fresh instanceof PromptValueEstimator)) {
-      if (!isRestorable(fresh)) {
-        throw new RlAdvantagesError(`${fresh.name} is a user-defined stateful estimator, which has no load_state_dict`, { code: 'not_restorable', field: 'estimator' });
-      }
-      fresh.loadStateDict(state);
-      this.#room(id);
-      this.#sessions.set(id, { identity: identity(fresh), estimator: fresh });
-      return;
+    if (!(fresh instanceof PromptValueEstimator) && !(fresh instanceof RunningNormalization)) {
+      throw new RlAdvantagesError(`${fresh.name} is a user-defined stateful estimator, which has no load_state_dict`, { code: 'not_restorable', field: 'estimator' });
     }
-    const restored = PromptValueEstimator.fromJSON(state as PromptValueJSON, vectorizer === undefined ? {} : { vectorizer });
+    const restored =
+      fresh instanceof RunningNormalization
+        ? RunningNormalization.fromJSON(state)
+        : PromptValueEstimator.fromJSON(state as PromptValueJSON, vectorizer === undefined ? {} : { vectorizer });
     const saved = restored.toJSON();
     const wanted = fresh.toJSON();
-    if (saved.name !== wanted.name || (explicitOptions && identity(restored) !== identity(fresh))) {
+    if (saved.name !== wanted.name || (explicitOptions && identity(saved) !== identity(wanted))) {
       throw new RlAdvantagesError(
-        `the checkpoint is ${describeIdentity(identity(restored))}, the request names ${describeIdentity(identity(fresh))}: load a checkpoint into the estimator that saved it`,
+        `the checkpoint is ${describeIdentity(identity(saved))}, the request names ${describeIdentity(identity(wanted))}: load a checkpoint into the estimator that saved it`,
         { code: 'session_mismatch', field: 'estimator' },
       );
     }
     this.#room(id);
-    this.#sessions.set(id, { identity: identity(restored), estimator: restored });
+    this.#sessions.set(id, { identity: identity(saved), estimator: restored });
   }
 }
 
