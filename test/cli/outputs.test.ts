@@ -62,18 +62,19 @@ const FILES: Readonly<Record<string, string>> = {
   log2: 'log2.jsonl',
   metrics: 'metrics.json',
   datadir: 'gsm8k',
+  module: 'estimator.mjs',
 };
 
 /** Per command, argument lists that give its inputs ({name} is a file of FILES; {fresh} a file that does not exist). */
 const SCENARIOS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   advantages: [
     ['--estimator', 'kernel:{kernel}', '--input', '{rollouts}', '--corpus', '{corpus}'],
-    ['--estimator', 'tfidf_kernel_loo_T0.1', '--input', '{rollouts}', '--vectorizer', '{vectorizer}'],
+    ['--estimator', 'tfidf_kernel_loo_T0.1', '--input', '{rollouts}', '--vectorizer', '{vectorizer}', '--estimator-module', '{module}'],
   ],
   'tfidf fit': [['--corpus', '{corpus}', '--out', '{fresh}']],
   calibrate: [
     ['--input', '{calib}', '--corpus', '{corpus}', '--estimators', 'loo_batch_mean,kernel:{kernel}', '--reference', 'kernel:{kernel2}'],
-    ['--input', '{calib}', '--vectorizer', '{vectorizer}'],
+    ['--input', '{calib}', '--vectorizer', '{vectorizer}', '--estimator-module', '{module}'],
   ],
   'tune-kernel': [['--input', '{calib}', '--train', '{train}', '--corpus', '{corpus}', '--features', '{features}', '--out', '{fresh}']],
   decide: [['--spec', '{spec}', '--treatment', '{treatment}', '--baseline', '{baseline}']],

@@ -6,6 +6,7 @@ import { calibrationJson, type VectorizerSource } from '../../calibration/json.j
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
+import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import { resolveKernelEstimatorName } from '../../kernels/resolve.js';
 import { num, plural, table } from '../format.js';
@@ -33,6 +34,7 @@ interface CalibrateOptions {
   output: string;
   force?: boolean;
   bar: number;
+  estimatorModule?: string[];
 }
 
 /** The library's option names, as the command line spells them. */
@@ -64,12 +66,14 @@ export function calibrationText(c: BeffCalibration): string {
     num(e.ratio),
     num(e.ratioSe),
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
+    num(e.explainedVariance ?? null),
   ]);
   return (
     `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches${noise}, ${interval}, seed ${JSON.stringify(c.seed)}\n\n` +
-    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)'], rows) +
+    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)', 'EV'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n' +
+    'EV = 1 - sum (r - b)^2 / sum (r - rbar)^2 (the explained variance of EVPO, > 0 when b beats no baseline); ratio ~ (1 - EV_ref) / (1 - EV) (docs/method.md section 4.4).\n' +
     Object.entries(c.inSample ?? {})
       .map(([name, s]) => `IN-SAMPLE: ${name} was tuned on ${s.tasks} of these ${s.of} tasks; its ratio is not what to expect on new tasks.\n`)
       .join('')
@@ -125,6 +129,7 @@ function vectorizerSource(options: CalibrateOptions): VectorizerSource {
 }
 
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  await loadEstimatorModules(options.estimatorModule);
   // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
   if (isStatefulEstimator(options.reference)) {
     throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
@@ -256,7 +261,8 @@ export function register(program: Command, io: CliIo): void {
     .addOption(outputOption('--output <file>', 'where to write the table (or with --json the JSON; "-" for standard output)').default('-'))
     .addOption(outputOption('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page'))
     .addOption(forceOption())
-    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03)
+    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03);
+  addEstimatorModuleOption(command)
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',
