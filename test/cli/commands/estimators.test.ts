@@ -73,6 +73,13 @@ describe('rl-adv advantages --estimator-json', () => {
     expect(badJson.stderr).toMatch(/^rl-adv: --estimator-json: not valid JSON/);
     const both = rlAdv(['advantages', '--estimator', 'group_mean', '--estimator-json', '{"name": "group_mean"}', '--input', input]);
     expect(both.code).toBe(2);
+    const notTaken = rlAdv(['advantages', '--estimator', 'group_mean', '--singleton', 'zero', '--input', input]);
+    expect([notTaken.code, notTaken.stderr]).toEqual([2, 'rl-adv: --singleton: singleton is not an option of group_mean; its options: normalize, epsilon, std_floor\n']);
+    const strict = rlAdv(['advantages', '--estimator', 'kernel_loo_T1e-1', '--input', input]);
+    expect([strict.code, strict.stderr]).toEqual([
+      2,
+      'rl-adv: --estimator kernel_loo_T1e-1: estimator "kernel_loo_T1e-1": temperature "1e-1" is not a decimal number in canonical form (no exponent, sign, leading or trailing zero); write kernel_loo_T0.1\n',
+    ]);
     const neither = rlAdv(['advantages', '--input', input]);
     expect([neither.code, neither.stderr]).toEqual([2, "rl-adv: required option '--estimator <name>' (or --estimator-json <json>) not specified\n"]);
   });
