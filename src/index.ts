@@ -30,6 +30,35 @@ export {
   type StatefulEstimator,
 } from './estimators/prompt-value.js';
 export { looBatchMean } from './estimators/loo-batch-mean.js';
+export { maxrl, type MaxrlOptions } from './estimators/maxrl.js';
+export { normalized } from './estimators/normalized.js';
+export { gdpo, type GdpoFlavour, type GdpoOptions } from './estimators/gdpo.js';
+export type { GroupMeanOptions } from './estimators/group.js';
+export type { GroupBaselineOptions } from './estimators/outcome-baselines.js';
+export type { Singleton } from './internal/normalize.js';
+export {
+  DEFAULT_NORMALIZATION,
+  INITIAL_RUNNING_STATE,
+  NORMALIZATION_CHOICES,
+  NORMALIZATION_PRESETS,
+  NORMALIZATION_PRESET_NAMES,
+  Normalizer,
+  normalizationPreset,
+  normalizeStep,
+  readNormalization,
+  type Centre,
+  type EpsilonMode,
+  type NormalizationBatch,
+  type NormalizationDiagnostics,
+  type NormalizationPreset,
+  type NormalizationResult,
+  type NormalizationSettings,
+  type NormalizationSpec,
+  type RunningState,
+  type Scale,
+  type Variance,
+  type Weights,
+} from './estimators/normalization/index.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';

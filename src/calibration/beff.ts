@@ -92,6 +92,12 @@ export interface EstimatorCalibration {
   readonly ratioTaskSe?: number | null;
   /** 95% interval ratio +- 1.96 ratioTaskSe (docs/method.md section 4.1); null without an interval. */
   readonly ratioCi95: readonly [number, number] | null;
+  /**
+   * EVPO's explained variance (arXiv:2604.19485), 1 - sum (r - b)^2 / sum (r - rbar)^2 over the same batches
+   * (rbar each batch's mean reward): > 0 when the baseline beats none. ratio(e) = (1 - EV_ref) / (1 - EV_e) in
+   * expectation, exactly in single-rollout mode (docs/method.md section 4.4). Absent from results written before it.
+   */
+  readonly explainedVariance?: number;
 }
 
 /** What {@link calibrateBeff} returns. */
@@ -261,6 +267,12 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  * result.estimators['tfidf_kernel_loo_T0.1']?.ratio; // e.g. 0.976: below the gate's 1.03
  * ```
  */
+/** 1 - sum (r - b)^2 / sum (r - rbar)^2 over the batches; 0 when every batch's rewards are equal (nothing to explain). */
+function explainedVariance(advantageSquares: Float64Array, rewardSquares: Float64Array): number {
+  const total = sum(rewardSquares);
+  return total > 0 ? 1 - sum(advantageSquares) / total : 0;
+}
+
 export function calibrateBeff(tasks: readonly CalibrationTask[], options?: CalibrateBeffOptions): BeffCalibration {
   const table = readTasks(tasks);
   if (table.count < 2) {
@@ -302,6 +314,7 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
       ratioSe: se,
       ratioTaskSe: jackknife === null ? null : jackknife.se,
       ratioCi95: jackknife === null ? null : jackknife.ci95,
+      explainedVariance: explainedVariance(main.advantageSquares[e] as Float64Array, main.rewardSquares),
     };
   });
 

@@ -18,6 +18,8 @@ export interface EstimatorCalibrationJson {
   ratio_se: number;
   ratio_task_se: number | null;
   ratio_ci95: [number, number] | null;
+  /** EVPO's explained variance (docs/method.md section 4.4); absent from results written before it. */
+  explained_variance?: number;
 }
 
 /** The JSON form of a {@link BeffCalibration}: every figure and what reproduces it. */
@@ -67,6 +69,7 @@ export function calibrationJson(result: BeffCalibration, vectorizer: VectorizerS
       ratio_se: e.ratioSe,
       ratio_task_se: e.ratioTaskSe ?? null,
       ratio_ci95: e.ratioCi95 === null ? null : [e.ratioCi95[0], e.ratioCi95[1]],
+      ...(e.explainedVariance === undefined ? {} : { explained_variance: e.explainedVariance }),
     };
   }
   return {
@@ -137,6 +140,7 @@ function estimatorFigures(value: unknown, path: string): EstimatorCalibration {
     ratioSe: finite(value.ratio_se, `${path}.ratio_se`),
     ratioTaskSe: nullableFinite(value.ratio_task_se, `${path}.ratio_task_se`),
     ratioCi95,
+    ...(value.explained_variance === undefined ? {} : { explainedVariance: finite(value.explained_variance, `${path}.explained_variance`) }),
   };
 }
 

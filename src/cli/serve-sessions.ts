@@ -18,9 +18,25 @@ export function sessionId(value: unknown, what: string): string {
   throw new RlAdvantagesError(`field "session" is required for ${what}: a non-empty string or a number, got ${describe(value)}`, { code: 'missing_field', field: 'session' });
 }
 
-/** What makes two stateful estimators the same for a session: the canonical name and every option. */
-function identity(state: PromptValueJSON): string {
-  return JSON.stringify([state.name, state.options]);
+/**
+ * What makes two stateful estimators the same for a session: for `prompt_value`, the canonical name and every
+ * option its checkpoint records; for any other stateful estimator (`roll_running`, a user's), its canonical name.
+ */
+function identity(estimator: StatefulEstimator): string {
+  if (estimator instanceof PromptValueEstimator) {
+    const state = estimator.toJSON();
+    return JSON.stringify([state.name, state.options]);
+  }
+  return JSON.stringify([estimator.name, {}]);
+}
+
+/** A stateful estimator that can restore a checkpoint of its own `toJSON()` (e.g. `roll_running`). */
+interface Restorable extends StatefulEstimator {
+  loadStateDict(state: unknown): void;
+}
+
+function isRestorable(estimator: StatefulEstimator): estimator is Restorable {
+  return typeof (estimator as Partial<Restorable>).loadStateDict === 'function';
 }
 
 interface Entry {
@@ -40,7 +56,7 @@ export class ServeSessions {
   #identityOf(key: string, create: CreateStateful): string {
     let found = this.#identities.get(key);
     if (found === undefined) {
-      found = identity(create().toJSON());
+      found = identity(create());
       if (this.#identities.size >= 256) this.#identities.clear();
       this.#identities.set(key, found);
     }
@@ -65,7 +81,7 @@ export class ServeSessions {
     if (entry === undefined) {
       this.#room(id);
       const estimator = create();
-      entry = { identity: identity(estimator.toJSON()), estimator };
+      entry = { identity: identity(estimator), estimator };
       this.#identities.set(key, entry.identity);
       this.#sessions.set(id, entry);
     } else {
@@ -87,7 +103,7 @@ export class ServeSessions {
    *
    * @throws {@link RlAdvantagesError} `unknown_session`.
    */
-  stateDict(id: string): { session: string; estimator: string; state: PromptValueJSON } {
+  stateDict(id: string): { session: string; estimator: string; state: unknown } {
     const entry = this.#sessions.get(id);
     if (entry === undefined) {
       throw new RlAdvantagesError(`no session ${JSON.stringify(id)} on this server (sessions: ${this.#sessions.size}); a session starts with its first request`, {
@@ -110,19 +126,25 @@ export class ServeSessions {
   loadStateDict(id: string, create: CreateStateful, explicitOptions: boolean, state: unknown, vectorizer: TfidfVectorizer | undefined): void {
     const fresh = create();
     if (!(fresh instanceof PromptValueEstimator)) {
-      throw new RlAdvantagesError(`${fresh.name} is a user-defined stateful estimator, which has no load_state_dict`, { code: 'not_restorable', field: 'estimator' });
+      if (!isRestorable(fresh)) {
+        throw new RlAdvantagesError(`${fresh.name} is a user-defined stateful estimator, which has no load_state_dict`, { code: 'not_restorable', field: 'estimator' });
+      }
+      fresh.loadStateDict(state);
+      this.#room(id);
+      this.#sessions.set(id, { identity: identity(fresh), estimator: fresh });
+      return;
     }
     const restored = PromptValueEstimator.fromJSON(state as PromptValueJSON, vectorizer === undefined ? {} : { vectorizer });
     const saved = restored.toJSON();
     const wanted = fresh.toJSON();
-    if (saved.name !== wanted.name || (explicitOptions && identity(saved) !== identity(wanted))) {
+    if (saved.name !== wanted.name || (explicitOptions && identity(restored) !== identity(fresh))) {
       throw new RlAdvantagesError(
-        `the checkpoint is ${describeIdentity(identity(saved))}, the request names ${describeIdentity(identity(wanted))}: load a checkpoint into the estimator that saved it`,
+        `the checkpoint is ${describeIdentity(identity(restored))}, the request names ${describeIdentity(identity(fresh))}: load a checkpoint into the estimator that saved it`,
         { code: 'session_mismatch', field: 'estimator' },
       );
     }
     this.#room(id);
-    this.#sessions.set(id, { identity: identity(saved), estimator: restored });
+    this.#sessions.set(id, { identity: identity(restored), estimator: restored });
   }
 }
 

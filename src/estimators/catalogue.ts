@@ -8,6 +8,7 @@ import { describe } from '../internal/validate.js';
 import type { BatchField, EstimatorDescriptor, EstimatorParams, EstimatorResources, ParameterDescriptor, UserEstimatorDescriptor } from './descriptor.js';
 import { GROUP_ESTIMATORS } from './descriptors/group.js';
 import { KERNEL_ESTIMATORS } from './descriptors/kernel.js';
+import { NORMALIZATION_ESTIMATORS } from './descriptors/normalization.js';
 import { PRIOR_ESTIMATORS } from './descriptors/prior.js';
 import type { Batch, EstimatorResult } from './types.js';
 
@@ -32,13 +33,36 @@ export const ESTIMATOR_BASE_NAMES = Object.freeze([
   'shrinkage_loo',
   'prompt_value',
   'kernel_file',
+  'maxrl',
+  'gdpo',
+  'normalized',
+  'verl_grpo',
+  'verl_dr_grpo',
+  'verl_reinforce_plus_plus_baseline',
+  'trl_grpo',
+  'trl_grpo_batch',
+  'trl_grpo_none',
+  'trl_rloo',
+  'openrlhf_reinforce',
+  'openrlhf_reinforce_baseline',
+  'openrlhf_group_norm',
+  'openrlhf_rloo',
+  'nemo_grpo',
+  'nemo_grpo_no_loo',
+  'nemo_reinforce_plus_plus',
+  'areal_grpo',
+  'areal_batch',
+  'areal_dr_grpo',
+  'areal_leave1out',
+  'roll_grpo',
+  'roll_running',
 ] as const);
 
 /** Base names of the built-in estimators. */
 export type EstimatorBaseName = (typeof ESTIMATOR_BASE_NAMES)[number];
 
 const BUILT_IN: ReadonlyMap<string, EstimatorDescriptor> = (() => {
-  const all = new Map([...GROUP_ESTIMATORS, ...KERNEL_ESTIMATORS, ...PRIOR_ESTIMATORS].map((d) => [d.name, d]));
+  const all = new Map([...GROUP_ESTIMATORS, ...KERNEL_ESTIMATORS, ...PRIOR_ESTIMATORS, ...NORMALIZATION_ESTIMATORS].map((d) => [d.name, d]));
   return new Map(ESTIMATOR_BASE_NAMES.map((name) => [name, all.get(name) as EstimatorDescriptor]));
 })();
 

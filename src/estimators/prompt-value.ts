@@ -38,8 +38,8 @@ export interface StatefulEstimator {
   compute(batch: Batch): EstimatorResult;
   /** Takes the step's rewards into the state (masked rollouts are skipped). */
   update(batch: Batch): void;
-  /** A checkpoint. */
-  toJSON(): PromptValueJSON;
+  /** A checkpoint: a {@link PromptValueJSON} for `prompt_value`, `{mean, variance, count}` for `roll_running`. */
+  toJSON(): PromptValueJSON | { readonly mean: number; readonly variance: number; readonly count: number };
 }
 
 function fail(field: string, message: string): never {

@@ -136,7 +136,8 @@ export function checkParameter(p: ParameterDescriptor, value: unknown): void {
       (p.exclusiveMinimum === undefined || value > p.exclusiveMinimum);
   } else if (p.type === 'string') ok = typeof value === 'string';
   else if (p.type === 'boolean') ok = typeof value === 'boolean';
-  else ok = typeof value === 'object' && value !== null && !Array.isArray(value);
+  // 'object': a JSON object or array (gdpo's componentWeights is an array of numbers; the estimator checks its items).
+  else ok = typeof value === 'object' && value !== null;
   if (ok && p.choices !== undefined) ok = p.choices.includes(value as string | number);
   if (!ok) throw new RlAdvantagesError(`${p.name} must be ${requirement(p)}, got ${describe(value)}`, { code: 'bad_option', field: p.name });
 }

@@ -36,6 +36,7 @@ const ROW_FIELDS = {
   features: 'features',
   lengths: 'length',
   greedyRewards: 'greedy_reward',
+  rewardComponents: 'reward_components',
   mask: 'masked',
 } as const;
 
@@ -54,7 +55,7 @@ function allOrNone(rows: readonly Row[], field: string): boolean {
 }
 
 /**
- * Reads input rows `{prompt?, reward, group?, features?, length?, greedy_reward?, masked?}` into one
+ * Reads input rows `{prompt?, reward, group?, features?, length?, greedy_reward?, reward_components?, masked?}` into one
  * batch. Other fields, and the fields of that list the estimator does not read (`uses`, default all), are
  * ignored. A row with `"masked": true` may give its reward as null (or not at all).
  */
@@ -71,6 +72,7 @@ export function batchFromRows(rows: readonly Row[], uses: ReadonlySet<BatchField
   if (uses.has('features') && allOrNone(rows, 'features')) batch.features = rows.map((r) => r.numbers('features'));
   if (uses.has('lengths') && allOrNone(rows, 'length')) batch.lengths = rows.map((r) => r.number('length'));
   if (uses.has('greedyRewards') && allOrNone(rows, 'greedy_reward')) batch.greedyRewards = rows.map((r) => r.number('greedy_reward'));
+  if (uses.has('rewardComponents') && allOrNone(rows, 'reward_components')) batch.rewardComponents = rows.map((r) => r.numbers('reward_components'));
   if (masked.includes(true)) batch.mask = masked;
   return batch;
 }
@@ -146,6 +148,7 @@ async function run(options: AdvantagesOptions, io: CliIo): Promise<void> {
       advantage: result.advantages[i],
       baseline: result.baselines[i],
       loo_mean: result.looMean[i],
+      ...(result.dropped === undefined ? {} : { dropped: result.dropped[i] === 1 }),
     });
   }
   await writeOutput(options.output, lines.join('\n') + '\n', io, '--output', options.force === true);
@@ -164,9 +167,9 @@ export function register(program: Command, io: CliIo): void {
       'Computes A_i = r_i - b_i for one batch of rollouts with a named estimator (docs/method.md section 2).\n' +
         'Input: JSON lines, one rollout a line, {"prompt": "...", "reward": 1, "group": "q7"} (group for the ' +
         'group estimators; "features": [..] for kernel_loo; "length" for opo and reinforce_plus_plus_baseline; ' +
-        '"greedy_reward" for remax; "masked": true leaves a rollout out of every baseline (its reward may be null); ' +
+        '"greedy_reward" for remax; "reward_components": [..] for gdpo; "masked": true leaves a rollout out of every baseline (its reward may be null); ' +
         'other fields are ignored). The whole input is one batch.\n' +
-        'Output: JSON lines {"advantage", "baseline", "loo_mean"} in input order; on stderr one line of diagnostics ' +
+        'Output: JSON lines {"advantage", "baseline", "loo_mean", "dropped"? (normalisation presets)} in input order; on stderr one line of diagnostics ' +
         '(groups, groups of one, zero-variance groups, the share of advantages exactly 0; docs/method.md section 2.1).',
     )
     .addOption(inputOption('--estimator <name>', 'the estimator, e.g. group_mean or tfidf_kernel_loo_T0.1 (rl-adv estimators lists them)', kernelFiles));

@@ -66,12 +66,14 @@ export function calibrationText(c: BeffCalibration): string {
     num(e.ratio),
     num(e.ratioSe),
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
+    num(e.explainedVariance ?? null),
   ]);
   return (
     `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches${noise}, ${interval}, seed ${JSON.stringify(c.seed)}\n\n` +
-    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)'], rows) +
+    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)', 'EV'], rows) +
     '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n' +
+    'EV = 1 - sum (r - b)^2 / sum (r - rbar)^2 (the explained variance of EVPO, > 0 when b beats no baseline); ratio ~ (1 - EV_ref) / (1 - EV) (docs/method.md section 4.4).\n' +
     Object.entries(c.inSample ?? {})
       .map(([name, s]) => `IN-SAMPLE: ${name} was tuned on ${s.tasks} of these ${s.of} tasks; its ratio is not what to expect on new tasks.\n`)
       .join('')

@@ -59,6 +59,7 @@ export const REQUEST_FIELDS: readonly string[] = Object.freeze([
   'mask',
   'lengths',
   'greedy_rewards',
+  'reward_components',
   'session',
   'update',
   'prompt_value',
@@ -133,6 +134,7 @@ function requestBatch(r: Record<string, unknown>): Batch {
   if (r.features !== undefined && r.features !== null) batch.features = r.features as number[][];
   if (r.lengths !== undefined && r.lengths !== null) batch.lengths = r.lengths as number[];
   if (r.greedy_rewards !== undefined && r.greedy_rewards !== null) batch.greedyRewards = r.greedy_rewards as number[];
+  if (r.reward_components !== undefined && r.reward_components !== null) batch.rewardComponents = r.reward_components as number[][];
   if (r.mask !== undefined && r.mask !== null) batch.mask = r.mask as boolean[];
   return batch;
 }
@@ -244,6 +246,8 @@ export class RequestHandler {
         loo_mean: Array.from(result.looMean),
         max_self_weight: result.maxSelfWeight,
         diagnostics: diagnosticsJson(result.diagnostics),
+        // Rows the normalisation step drops (zero-variance masking, dropped groups of one): leave them out of the loss.
+        ...(result.dropped === undefined ? {} : { dropped: Array.from(result.dropped, (d) => d === 1) }),
       });
     } catch (error) {
       const response: ErrorResponse = { id, error: errorBody(error) };
@@ -312,7 +316,7 @@ export function register(program: Command, io: CliIo): void {
       'Reads one JSON request a line on standard input and writes one JSON response a line on standard ' +
         'output, in request order, until the input ends.\n' +
         'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>, ' +
-        '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "mask"? (true = masked, its ' +
+        '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "reward_components"? for gdpo, "mask"? (true = masked, its ' +
         'reward may be null), and the estimator\'s parameters in snake_case, e.g. "normalize", "epsilon", "std_floor"; ' +
         'rl-adv estimators lists them). "estimator" is a name or an object {"name", parameters...}. A field that is ' +
         'none of these is an error naming the closest one. prompt_value keeps state per ' +

@@ -1,6 +1,6 @@
 // The group and batch estimators (docs/method.md section 2): group means, leave-one-out, and the framework
 // baselines built on group means. One entry per estimator; the factories pass the given parameters through.
-import type { EstimatorDescriptor, EstimatorParams } from '../descriptor.js';
+import type { EstimatorDescriptor, EstimatorParams, ParameterDescriptor } from '../descriptor.js';
 import { groupMean, groupMeanStd, rloo } from '../group.js';
 import { looBatchMean } from '../loo-batch-mean.js';
 import { gpg, opo, remax } from '../outcome-baselines.js';
@@ -16,29 +16,41 @@ function normalizeOptions(params: EstimatorParams): NormalizeOptions {
 
 const MASK = ['mask'] as const;
 
+/** `singleton`: what a group of one gets (docs/method.md section 2.2). */
+function singletonParameter(fallback: 'error' | 'zero'): ParameterDescriptor {
+  return {
+    name: 'singleton',
+    type: 'string',
+    default: fallback,
+    required: false,
+    choices: ['error', 'zero', 'raw'],
+    description: "a group of one: an error ('error'), A = 0 ('zero'), or verl's baseline 0 so that A = r ('raw')",
+  };
+}
+
 /** The group and batch estimators. */
 export const GROUP_ESTIMATORS: readonly EstimatorDescriptor[] = [
   {
     name: 'group_mean',
     family: 'group',
     summary: "b = the mean reward of the rollout's group (stock GRPO without std; the tinker cookbook's)",
-    parameters: NORMALIZE_PARAMETERS,
+    parameters: [...NORMALIZE_PARAMETERS, singletonParameter('zero')],
     fields: { required: ['rewards', 'groupIds'], optional: MASK },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: 'A = 0 (verl: A = r)',
+    groupOfOne: "A = 0 (verl: A = r, singleton 'raw')",
     sources: [SOURCES.deepseekMath, SOURCES.drGrpo, SOURCES.cookbookGroupMean, SOURCES.verlGrpoNoStd, SOURCES.trlNone, SOURCES.openrlhfDrGrpo],
-    create: (params) => (batch) => groupMean(batch, normalizeOptions(params)),
+    create: (params) => (batch) => groupMean(batch, params),
   },
   {
     name: 'group_mean_std',
     family: 'group',
     summary: "A = (r - mean of the group) / (max(std of the group, the std floor) + epsilon) (verl's grpo)",
-    parameters: [epsilonParameter(), STD_FLOOR],
+    parameters: [epsilonParameter(), STD_FLOOR, singletonParameter('zero')],
     fields: { required: ['rewards', 'groupIds'], optional: MASK },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: 'A = 0 (verl: r / (1 + epsilon))',
+    groupOfOne: "A = 0 (verl: r / (1 + epsilon), singleton 'raw')",
     sources: [SOURCES.deepseekMath, SOURCES.verlGrpo, SOURCES.trlGroup, SOURCES.openrlhfGroupNorm],
     create: (params) => (batch) => groupMeanStd(batch, params),
   },
@@ -48,12 +60,12 @@ export const GROUP_ESTIMATORS: readonly EstimatorDescriptor[] = [
     summary: 'b = the mean reward of the other rollouts of the group (leave-one-out)',
     parameters: [
       ...NORMALIZE_PARAMETERS,
-      { name: 'singleton', type: 'string', default: 'error', required: false, choices: ['error', 'zero'], description: "a group of one is an error ('error') or gets A = 0 ('zero')" },
+      singletonParameter('error'),
     ],
     fields: { required: ['rewards', 'groupIds'], optional: MASK },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: "error, or A = 0 with singleton 'zero' (verl: A = r)",
+    groupOfOne: "error, or A = 0 with singleton 'zero' (verl: A = r, singleton 'raw')",
     sources: [SOURCES.rloo, SOURCES.verlRloo, SOURCES.openrlhfRloo],
     create: (params) => (batch) => rloo(batch, params),
   },
@@ -73,11 +85,11 @@ export const GROUP_ESTIMATORS: readonly EstimatorDescriptor[] = [
     name: 'reinforce_plus_plus_baseline',
     family: 'group',
     summary: 'c = r - mean of the group, then whitened over the batch with length weights (REINFORCE++ baseline)',
-    parameters: [epsilonParameter(1e-8)],
+    parameters: [epsilonParameter(1e-8), singletonParameter('zero')],
     fields: { required: ['rewards', 'groupIds'], optional: ['lengths', 'mask'] },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: 'c = 0 (verl: c = r)',
+    groupOfOne: "c = 0 (verl: c = r in the whitening, singleton 'raw')",
     sources: [SOURCES.reinforcePlusPlus, SOURCES.verlReinforce, SOURCES.openrlhfReinforce],
     create: (params) => (batch) => reinforcePlusPlusBaseline(batch, params),
   },
@@ -97,25 +109,25 @@ export const GROUP_ESTIMATORS: readonly EstimatorDescriptor[] = [
     name: 'opo',
     family: 'outcome',
     summary: 'b = the length-weighted mean reward of the group, the rollout included (OPO)',
-    parameters: NORMALIZE_PARAMETERS,
+    parameters: [...NORMALIZE_PARAMETERS, singletonParameter('zero')],
     fields: { required: ['rewards', 'groupIds', 'lengths'], optional: MASK },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: 'A = 0 (verl: A = r)',
+    groupOfOne: "A = 0 (verl: A = r, singleton 'raw')",
     sources: [SOURCES.opo, SOURCES.verlOpo],
-    create: (params) => (batch) => opo(batch, normalizeOptions(params)),
+    create: (params) => (batch) => opo(batch, params),
   },
   {
     name: 'gpg',
     family: 'group',
     summary: 'A = alpha (r - mean of the group), alpha = B / max(1, number of non-zero rewards) (GPG)',
-    parameters: NORMALIZE_PARAMETERS,
+    parameters: [...NORMALIZE_PARAMETERS, singletonParameter('zero')],
     fields: { required: ['rewards', 'groupIds'], optional: MASK },
     needsVectorizer: false,
     needsKernelFile: false,
-    groupOfOne: 'A = 0 (verl: alpha r)',
+    groupOfOne: "A = 0 (verl: alpha r, singleton 'raw')",
     sources: [SOURCES.gpg, SOURCES.verlGpg],
-    create: (params) => (batch) => gpg(batch, normalizeOptions(params)),
+    create: (params) => (batch) => gpg(batch, params),
   },
   {
     name: 'grpo_passk',
