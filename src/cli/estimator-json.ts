@@ -62,7 +62,7 @@ export function estimatorLabel(spec: CliEstimatorSpec): string {
   return typeof spec === 'string' ? `--estimator ${spec}` : '--estimator-json';
 }
 
-/** A library message as the user typed the spec: snake_case names for --estimator-json. */
-export function estimatorMessage(spec: CliEstimatorSpec, message: string): string {
-  return typeof spec === 'string' ? message : wireMessage(message);
+/** A library message in command-line words: parameter names in snake_case, as `rl-adv estimators` and `--estimator-json` write them. */
+export function estimatorMessage(_spec: CliEstimatorSpec, message: string): string {
+  return wireMessage(message);
 }

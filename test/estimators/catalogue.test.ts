@@ -12,6 +12,7 @@ import {
   createStatefulEstimator,
   ESTIMATOR_BASE_NAMES,
   estimatorDescriptors,
+  loadKernel,
   looBatchMean,
   registerEstimator,
   RlAdvantagesError,
@@ -171,6 +172,12 @@ describe('the catalogue', () => {
     expect(bits(byPath.compute(batch))).toEqual(expected);
     expect(bits(absolute.compute(batch))).toEqual(expected);
     expect(thrown(() => createEstimator('kernel:missing.json', { baseDir: dir })).code).toBe('bad_kernel');
+    // calibrateBeff reads a kernel:PATH it is not given loaded, as createEstimator does.
+    const tasks = prompts.map((prompt, k) => ({ taskId: `t${k}`, prompt, rewards: [k % 2, (k + 1) % 3 === 0 ? 1 : 0] }));
+    const name = `kernel:${join(dir, 'k.json')}`;
+    const read = calibrateBeff(tasks, { estimators: [name], batchSize: 3, batches: 100, seed: 2 });
+    const given = calibrateBeff(tasks, { estimators: [name], batchSize: 3, batches: 100, seed: 2, kernels: { [name]: loadKernel(JSON.stringify(handKernels()['length'])) } });
+    expect(read.estimators[name]).toEqual(given.estimators[name]);
   });
 });
 
