@@ -1,6 +1,12 @@
 // "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
 import { formatFigure } from '../internal/figures.js';
+import { ASYMPTOTIC_DECISION_METHODS, type DecisionMethodName } from '../stats/method-names.js';
 import type { StudyDesignPower } from '../study/summary.js';
+
+/** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed. */
+function methodLabel(method: string): string {
+  return ASYMPTOTIC_DECISION_METHODS.includes(method as DecisionMethodName) ? `${method} (asymptotic)` : method;
+}
 
 /** Where D came from, in words; an assumed D says why (no eval, or arms that agreed on every eval item). */
 function sourceWords(p: StudyDesignPower, evalReached: boolean): string {
@@ -41,12 +47,12 @@ export function designPowerMarkdown(p: StudyDesignPower, evalReached: boolean): 
   for (const t of p.thresholds) {
     const n80 = p.n_for_80_percent_power[t.method];
     out.push(
-      `| ${t.method}${t.method === p.spec_method ? " (the spec's)" : ''} | ${t.validates_at === null ? 'never' : formatFigure(t.validates_at)} | ` +
+      `| ${methodLabel(t.method)}${t.method === p.spec_method ? " (the spec's)" : ''} | ${t.validates_at === null ? 'never' : formatFigure(t.validates_at)} | ` +
         `${t.fails_at === null ? 'never' : formatFigure(t.fails_at)} | ${validatedIfEqual(p, t.method)?.toFixed(4) ?? 'n/a'} | ${n80 === null || n80 === undefined ? `not below ${p.n_cap}` : n80} |`,
     );
   }
   out.push('', `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):`, '');
-  out.push(`| true difference | ${methods.join(' | ')} |`, `| ---: | ${methods.map(() => '---:').join(' | ')} |`);
+  out.push(`| true difference | ${methods.map(methodLabel).join(' | ')} |`, `| ---: | ${methods.map(() => '---:').join(' | ')} |`);
   for (const d of [...new Set(p.power.map((r) => r.difference))]) {
     const cells = methods.map((m) => {
       const r = p.power.find((x) => x.method === m && x.difference === d);

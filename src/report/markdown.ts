@@ -2,6 +2,7 @@
 // the eval accuracies and the decision, written from summary.json alone (so it can be regenerated from it).
 // report/ reads artifacts only: it imports the summary's types and the phase order, never the runner.
 import { formatFigure } from '../internal/figures.js';
+import { DECISION_SCOPE_WORDS } from '../stats/decision.js';
 import { OPTIONAL_PHASES, STUDY_PHASES, type StudySummary } from '../study/summary.js';
 import { designPowerMarkdown } from './design-power.js';
 
@@ -200,6 +201,7 @@ function renderDecision(s: StudySummary, out: string[]): void {
         out.push('', `${p.id}: validates only if the observed difference is above ${num(p.validates_above)}; fails only below ${num(p.fails_below)}.`);
       }
     }
+    out.push('', `Scope: ${DECISION_SCOPE_WORDS}.`);
   }
 }
 
