@@ -38,7 +38,7 @@ function renderHeader(s: StudySummary, out: string[]): void {
     `- backend: ${s.backend}${sim ? ' (simulation)' : ''}`,
     `- backend settings: \`${JSON.stringify(s.backend_settings)}\``,
     `- rl-advantages version: ${s.version}`,
-    `- calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap} bootstrap replicates`,
+    `- calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap === 0 ? 'no interval' : 'delete-one-task jackknife 95% interval'}`,
   );
   if (s.options.steps !== null) out.push(`- steps overridden: ${s.options.steps} per arm (not the spec's)`);
   if (s.options.eval_limit !== null) {
