@@ -30,6 +30,35 @@ export {
   type StatefulEstimator,
 } from './estimators/prompt-value.js';
 export { looBatchMean } from './estimators/loo-batch-mean.js';
+export { maxrl, type MaxrlOptions } from './estimators/maxrl.js';
+export { normalized } from './estimators/normalized.js';
+export { gdpo, type GdpoFlavour, type GdpoOptions } from './estimators/gdpo.js';
+export type { GroupMeanOptions } from './estimators/group.js';
+export type { GroupBaselineOptions } from './estimators/outcome-baselines.js';
+export type { Singleton } from './internal/normalize.js';
+export {
+  DEFAULT_NORMALIZATION,
+  INITIAL_RUNNING_STATE,
+  NORMALIZATION_CHOICES,
+  NORMALIZATION_PRESETS,
+  NORMALIZATION_PRESET_NAMES,
+  Normalizer,
+  normalizationPreset,
+  normalizeStep,
+  readNormalization,
+  type Centre,
+  type EpsilonMode,
+  type NormalizationBatch,
+  type NormalizationDiagnostics,
+  type NormalizationPreset,
+  type NormalizationResult,
+  type NormalizationSettings,
+  type NormalizationSpec,
+  type RunningState,
+  type Scale,
+  type Variance,
+  type Weights,
+} from './estimators/normalization/index.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';
@@ -47,6 +76,35 @@ export {
   type TemperatureEstimatorBaseName,
   type EstimatorContext,
 } from './estimators/registry.js';
+export { registerEstimator, estimatorDescriptors } from './estimators/catalogue.js';
+export { loadEstimatorModule } from './estimators/module.js';
+export {
+  canonicalEstimatorName,
+  resolveEstimator,
+  type EstimatorSpec,
+  type ResolvedEstimator,
+} from './estimators/spec.js';
+export {
+  catalogueJson,
+  specFromWire,
+  specToWire,
+  CATALOGUE_PROTOCOL,
+  type CatalogueJson,
+  type EstimatorJson,
+  type ParameterJson,
+} from './estimators/catalogue-json.js';
+export type {
+  EstimatorDescriptor,
+  UserEstimatorDescriptor,
+  EstimatorOutput,
+  ParameterDescriptor,
+  ParameterType,
+  EstimatorParams,
+  EstimatorResources,
+  EstimatorSource,
+  ShortForm,
+  BatchField,
+} from './estimators/descriptor.js';
 
 export { kernelFileLoo, type KernelFileOptions } from './estimators/kernel-file.js';
 
@@ -97,6 +155,7 @@ export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/toke
 export { winkTokenizer } from './text/wink.js';
 
 // B_eff calibration
+export { inSampleTasks, type InSampleTasks } from './calibration/in-sample.js';
 export {
   calibrateBeff,
   groupCalibrationRows,

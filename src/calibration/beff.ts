@@ -3,6 +3,7 @@ import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
+import { inSampleTasks, inSampleWarning, type InSampleTasks } from './in-sample.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { createBaselineEngine } from './engines.js';
 import { jackknifeRatio } from './jackknife.js';
@@ -60,6 +61,11 @@ export interface CalibrateBeffOptions {
   kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called with each warning, e.g. a kernel scored on tasks it was tuned on (`inSample`). Default: Node's
+   * `process.emitWarning` (code `RL_ADV_IN_SAMPLE`).
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** The calibration figures of one estimator. */
@@ -85,6 +91,12 @@ export interface EstimatorCalibration {
   readonly ratioTaskSe?: number | null;
   /** 95% interval ratio +- 1.96 ratioTaskSe (docs/method.md section 4.1); null without an interval. */
   readonly ratioCi95: readonly [number, number] | null;
+  /**
+   * EVPO's explained variance (arXiv:2604.19485), 1 - sum (r - b)^2 / sum (r - rbar)^2 over the same batches
+   * (rbar each batch's mean reward): > 0 when the baseline beats none. ratio(e) = (1 - EV_ref) / (1 - EV_e) in
+   * expectation, exactly in single-rollout mode (docs/method.md section 4.4). Absent from results written before it.
+   */
+  readonly explainedVariance?: number;
 }
 
 /** What {@link calibrateBeff} returns. */
@@ -116,6 +128,11 @@ export interface BeffCalibration {
   readonly reference: string;
   /** By estimator name, the reference first (ratio 1), then the scored estimators in the order given. */
   readonly estimators: Readonly<Record<string, EstimatorCalibration>>;
+  /**
+   * Kernel files scored on tasks they were tuned on (by estimator name; present only then): their ratio is
+   * in-sample, optimistic (see {@link inSampleTasks}).
+   */
+  readonly inSample?: Readonly<Record<string, InSampleTasks>>;
 }
 
 function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
@@ -200,7 +217,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
       field: 'kernels',
     });
   }
-  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress };
+  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress, onWarning: o.onWarning };
 }
 
 /**
@@ -249,6 +266,12 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  * result.estimators['tfidf_kernel_loo_T0.1']?.ratio; // e.g. 0.976: below the gate's 1.03
  * ```
  */
+/** 1 - sum (r - b)^2 / sum (r - rbar)^2 over the batches; 0 when every batch's rewards are equal (nothing to explain). */
+function explainedVariance(advantageSquares: Float64Array, rewardSquares: Float64Array): number {
+  const total = sum(rewardSquares);
+  return total > 0 ? 1 - sum(advantageSquares) / total : 0;
+}
+
 export function calibrateBeff(tasks: readonly CalibrationTask[], options?: CalibrateBeffOptions): BeffCalibration {
   const table = readTasks(tasks);
   if (table.count < 2) {
@@ -258,6 +281,9 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     });
   }
   const o = readOptions(options, table.count);
+  const inSample = inSampleTasks(tasks, o.kernels);
+  const warn = o.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'RL_ADV_IN_SAMPLE' }));
+  for (const [name, shared] of Object.entries(inSample)) warn(inSampleWarning(name, shared));
   const prepared = prepare(table);
   const engines = o.names.map((name, i) =>
     createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator', undefined, o.kernels),
@@ -287,6 +313,7 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
       ratioSe: se,
       ratioTaskSe: jackknife === null ? null : jackknife.se,
       ratioCi95: jackknife === null ? null : jackknife.ci95,
+      explainedVariance: explainedVariance(main.advantageSquares[e] as Float64Array, main.rewardSquares),
     };
   });
 
@@ -305,5 +332,6 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     sigmaEps2: prepared.corrected ? sigma2 : null,
     reference: o.reference,
     estimators,
+    ...(Object.keys(inSample).length === 0 ? {} : { inSample }),
   };
 }

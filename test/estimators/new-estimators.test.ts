@@ -16,6 +16,7 @@ import {
   shrinkageLoo,
   TfidfVectorizer,
   binomialRatio,
+  type PromptValueJSON,
 } from '../../src/index.js';
 import { maxAbsDiff } from '../helpers/paths.js';
 
@@ -131,7 +132,7 @@ describe('prompt_value', () => {
     e.update({ rewards: [1, 1, 0], prompts: ['a', 'a', 'a'] }); // alpha 1 + 2, beta 1 + 1
     expect(e.compute({ rewards: [1], prompts: ['a'] }).baselines[0]).toBe(0.6);
     expect(() => e.compute({ rewards: [2], prompts: ['a'] })).toThrow(/rewards\[0\] must be in \[0, 1\]/);
-    const json = e.toJSON();
+    const json = e.toJSON() as PromptValueJSON;
     expect(json.entries).toEqual([['a', 3, 2]]);
     expect(() => PromptValueEstimator.fromJSON({ ...json, entries: [['a', 3]] })).toThrow(/entries\[0\]/);
     expect(() => createEstimator('prompt_value')).toThrow(/createStatefulEstimator/);

@@ -14,7 +14,7 @@ import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '..
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { SHIPPED_SPEC, shippedSpecPath, specOption } from '../shipped-spec.js';
 import { TUNING_TASKS } from '../../study/summary.js';
 import { registerRevise } from './study-revise.js';
 import { couplingOption, questionSetOption } from './study-options.js';
@@ -140,7 +140,7 @@ export function register(program: Command, io: CliIo): void {
         'relaxed), 2 for bad input. --tune-kernel adds the tuning phase (a kernel tuned on train tasks the study\n' +
         'does not otherwise use); `rl-adv study revise` writes the revised spec that adopts it.',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
+    .addOption(specOption(`the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`))
     .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
     .option('--backend <name>', 'sim (a simulation) or tinker', 'sim')
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
