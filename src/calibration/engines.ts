@@ -37,7 +37,7 @@ function kernelEngine(name: string, embedding: Embedding, denseLimit: number): B
 
 /**
  * shrinkage_loo through createEstimator on each batch, each rollout its own group: a calibration batch
- * holds B distinct tasks (a bootstrap batch may repeat one; still distinct draws), so every group has one rollout, so b is its prior (lambda = 1, docs/method.md section 2.2).
+ * holds B distinct tasks, so every group has one rollout and b is its prior (lambda = 1, docs/method.md section 2.2).
  * Slower than the engines above (no precomputed table).
  */
 function genericEngine(name: string, prompts: readonly string[], vectorizer: TfidfVectorizer | undefined): BaselineEngine {
@@ -45,7 +45,7 @@ function genericEngine(name: string, prompts: readonly string[], vectorizer: Tfi
   return {
     name,
     compute: (taskOf, rewards, out) => {
-      // One group per rollout: a bootstrap batch may hold a resampled task twice, and those are distinct tasks.
+      // One group per rollout: every batch holds distinct tasks, one rollout each.
       const ids = Array.from(taskOf);
       out.set(estimator.compute({ rewards, prompts: ids.map((k) => prompts[k] as string), groupIds: ids.map((_, i) => i) }).baselines);
     },

@@ -22,7 +22,11 @@ export const CALIBRATION_ROLLOUTS = 8;
 /** Pilot: steps per arm and eval items (docs/method.md section 8 step 4). */
 export const PILOT_STEPS = 3;
 export const PILOT_EVAL_ITEMS = 100;
-/** The study's calibration settings: the recipe's 20000 batches, but 100 bootstrap replicates (not 1000) to keep the study fast. */
+/**
+ * The study's calibration settings: the recipe's 20000 batches. `bootstrap` keeps run.json's old field
+ * `calibration_bootstrap` readable: 0 means no interval (`--calibration-interval none`), any other value the
+ * delete-one-task jackknife (docs/method.md section 4.1); no bootstrap runs.
+ */
 export const STUDY_CALIBRATION = Object.freeze({ batches: 20000, bootstrap: 100 });
 
 /** One phase in summary.json. */
@@ -51,6 +55,7 @@ export interface StudySummary {
     steps: number | null;
     eval_limit: number | null;
     calibration_batches: number;
+    /** 0: no B_eff interval; otherwise the delete-one-task jackknife (the name is kept so old runs still resume). */
     calibration_bootstrap: number;
     /** Present when the run has the tuning phase (`--tune-kernel`): its task count, and tune-kernel's batches (null: its default). */
     tuning_tasks?: number;

@@ -1,7 +1,7 @@
 // rl-adv study: the whole protocol (docs/method.md section 8) as one resumable command. Exit 0 when the study reaches its
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ensureGsm8kDir } from '../../data/ensure.js';
 import { createTinkerBackend } from '../../study/backends/tinker.js';
 import type { StudyBackend } from '../../study/backends/types.js';
@@ -31,7 +31,7 @@ interface StudyCliOptions {
   steps?: number;
   evalLimit?: number;
   calibrationBatches?: number;
-  calibrationBootstrap?: number;
+  calibrationInterval?: 'jackknife' | 'none';
   tuneKernel?: boolean;
   tuningTasks?: number;
   tuningBatches?: number;
@@ -110,7 +110,8 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(options.steps !== undefined ? { steps: options.steps } : {}),
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
-    ...(options.calibrationBootstrap !== undefined ? { calibrationBootstrap: options.calibrationBootstrap } : {}),
+    // run.json keeps its field calibration_bootstrap (0: no interval, else the jackknife) so old runs still resume.
+    ...(options.calibrationInterval === 'none' ? { calibrationBootstrap: 0 } : {}),
     ...(options.tuneKernel === true ? { tuneKernel: true } : {}),
     ...(options.tuningTasks !== undefined ? { tuningTasks: options.tuningTasks } : {}),
     ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
@@ -158,7 +159,21 @@ export function register(program: Command, io: CliIo): void {
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
-    .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
+    .addOption(
+      new Option('--calibration-interval <kind>', "the B_eff ratio's 95% interval: the delete-one-task jackknife, or none (default jackknife)").choices([
+        'jackknife',
+        'none',
+      ]),
+    )
+    .addOption(
+      new Option('--calibration-bootstrap <n>', 'removed: an error that names --calibration-interval')
+        .argParser((value: string): never => {
+          throw new InvalidArgumentError(
+            `the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); got ${JSON.stringify(value)}. The B_eff interval is the delete-one-task jackknife; give --calibration-interval none to leave it out`,
+          );
+        })
+        .hideHelp(),
+    )
     .option(
       '--tune-kernel',
       "add the tuning phase: the starting policy's rollouts (one per task) on train tasks neither arm reaches nor the gate uses " +
