@@ -184,7 +184,7 @@ describe('rl-adv study (sim backend)', () => {
     expect(both.stderr).toMatch(/^rl-adv: --data-dir does not apply to --sim-questions clustered: the clustered question set is built in/);
     const r = study(['--spec', specPath, '--out', out, '--backend', 'gpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--backend must be "sim" or "tinker"/);
+    expect(r.stderr).toMatch(/--backend must be "sim", "tinker" or "trl"/);
     expect(existsSync(out)).toBe(false);
   });
 
