@@ -34,7 +34,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_adv_examples.advantages import make_hook_for_arm, prepare_resumed_log  # noqa: E402
+from rl_advantages.integrations.tinker_cookbook import prepare_resumed_log  # noqa: E402
+from rl_adv_examples.arm_hook import make_hook_for_arm  # noqa: E402
 from rl_adv_examples.common import (  # noqa: E402
     DriverError,
     final_sampler_path,

@@ -9,16 +9,16 @@ import unittest
 from functools import partial
 
 from tests import fakes, support
-from rl_adv_examples.advantages import (
+from rl_advantages.integrations.tinker_cookbook import (
     QUESTION_SUFFIX,
     AdvantageHook,
     QuestionRecoveryError,
     QuestionResolver,
     group_mean_diagnostics,
     loo_batch_means,
-    make_hook_for_arm,
     step_log_line,
 )
+from rl_adv_examples.arm_hook import make_hook_for_arm
 
 CONTRACT_KEYS = {
     "arm", "step", "estimator", "rollouts", "group_size", "groups", "rewards", "baselines", "loo_mean",
@@ -203,7 +203,7 @@ class HookTest(unittest.TestCase):
 
     def test_served_group_mean_sends_group_ids(self) -> None:
         stub = support.StubServe()
-        hook = AdvantageHook("p", "group_mean", self.log, self.dp.compute_advantages, serve=stub, resolver=QuestionResolver(), torch_module=self.mods["torch"], force_served=True)
+        hook = AdvantageHook("p", "group_mean", self.log, self.dp.compute_advantages, client=stub, resolver=QuestionResolver(), torch_module=self.mods["torch"], force_served=True)
         builders, groups = self.batch(8, 4)
         result = hook.compute_served(builders, groups, None)
         self.assertEqual(stub.requests[0]["group_ids"], [g for g in range(4) for _ in range(8)])

@@ -549,7 +549,7 @@ class PreflightEndToEndTest(unittest.TestCase):
     def test_a_hook_that_changes_the_stock_advantages_fails_the_baseline(self) -> None:
         from unittest import mock
 
-        from rl_adv_examples.advantages import AdvantageHook
+        from rl_advantages.integrations.tinker_cookbook import AdvantageHook
 
         fakes.install()
         shifted = lambda self, groups: [t - (-1e-3) for t in self.stock_compute(groups)]  # noqa: E731
