@@ -1,6 +1,8 @@
 // The small arithmetic world of specs/arith-gs1-vs-grpo.json (docs/trl.md): short problems generated in code from
 // a seed, whose difficulty shows in the prompt text. A prompt names its operation as a word and its operands' digit
-// counts as a token, then the expression: `times 2x1: 47*8=`; the answer is the exact integer. Items have the shape
+// counts as a token, then the expression digit by digit: `times 2x1: 4 7 * 8 =`; the answer is the exact integer.
+// The digits are single characters, which TF-IDF's token pattern (two or more word characters) skips, so the words a
+// prompt shares with others are its operation and digit counts: what makes it hard (docs/trl.md). Items have the shape
 // of GSM8K's (`answer` ends `#### N`), so the study, the grader and the drivers treat both the same way.
 import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
@@ -78,6 +80,11 @@ export function parseArithWorld(section: Readonly<Record<string, unknown>>): Ari
   };
 }
 
+/** The digits of `n` separated by spaces: `47` -> `4 7`. */
+function spaced(n: number): string {
+  return String(n).split('').join(' ');
+}
+
 /** A uniform integer with exactly `d` digits (0-9 for one digit). */
 function operand(rng: () => number, d: number): number {
   const low = d === 1 ? 0 : 10 ** (d - 1);
@@ -87,13 +94,13 @@ function operand(rng: () => number, d: number): number {
 
 /**
  * The items of one split: each draws its operation and its digit pair uniformly, then its operands uniformly with
- * those digit counts, from seedrandom(`rl-adv/arith/<seed>/<split>`). Prompt `<op> <d1>x<d2>: <a><sym><b>=`, answer
- * `#### <value>`, id `arith_<split>_<index>`.
+ * those digit counts, from seedrandom(`rl-adv/arith/<seed>/<split>`). Prompt `<op> <d1>x<d2>: <a> <sym> <b> =` with
+ * the operands' digits spaced, answer `#### <value>`, id `arith_<split>_<index>`.
  *
  * @example
  * ```ts
  * const [first] = arithItems(world, 'test');
- * first?.question; // e.g. "times 2x1: 47*8="
+ * first?.question; // e.g. "times 2x1: 4 7 * 8 ="
  * ```
  */
 export function arithItems(world: ArithWorldSpec, split: (typeof ARITH_SPLITS)[number]): Gsm8kItem[] {
@@ -110,7 +117,7 @@ export function arithItems(world: ArithWorldSpec, split: (typeof ARITH_SPLITS)[n
     items.push({
       index,
       id: `arith_${split}_${index}`,
-      question: `${word} ${d1}x${d2}: ${a}${op.symbol}${b}=`,
+      question: `${word} ${d1}x${d2}: ${spaced(a)} ${op.symbol} ${spaced(b)} =`,
       answer: `#### ${value}`,
       referenceAnswer: value,
     });

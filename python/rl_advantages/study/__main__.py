@@ -56,7 +56,7 @@ def make_trainer_factory(settings: Settings, source: str, server: Any, run_dir: 
         from transformers import AutoModelForCausalLM
 
         from ..integrations.trl import GRPOTrainer
-        from .arms import grpo_config, lora_config
+        from .arms import grpo_config, lora_config, question_text
         from .policy import load_tokenizer
         from .settings import reward
 
@@ -74,7 +74,10 @@ def make_trainer_factory(settings: Settings, source: str, server: Any, run_dir: 
         config = grpo_config(settings, arm, 1, os.path.join(run_dir, "trl", "preflight", arm.name))
         torch.manual_seed(arm.seed)
         common = dict(model=model, reward_funcs=reward_func, args=config, train_dataset=data, processing_class=tok, peft_config=lora_config(settings))
-        trainer = trl.GRPOTrainer(**common) if stock else GRPOTrainer(**common, advantage_estimator=arm.advantage, advantage_server=server)
+        if stock:
+            trainer = trl.GRPOTrainer(**common)
+        else:
+            trainer = GRPOTrainer(**common, advantage_estimator=arm.advantage, advantage_server=server, advantage_prompt_text=question_text)
         trainer._preflight_rewards = kept
         return trainer
 

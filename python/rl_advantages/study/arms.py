@@ -23,9 +23,11 @@ NONZERO = 1e-6
 
 
 def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str) -> Any:
-    """The arm's ``GRPOConfig``: one generation batch of group_size x groups_per_batch rollouts per optimiser step."""
+    """The arm's ``GRPOConfig`` (the adapter's, which accepts ``num_generations=1``): one generation batch of
+    group_size x groups_per_batch rollouts per optimiser step."""
     import torch
-    from trl import GRPOConfig
+
+    from ..integrations.trl import GRPOConfig
 
     opt = settings.raw.get("optimizer") or {}
     rollouts = arm.group_size * arm.groups_per_batch
@@ -33,7 +35,7 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str) -> Any:
         output_dir=out_dir,
         per_device_train_batch_size=rollouts,
         gradient_accumulation_steps=1,
-        num_generations=max(arm.group_size, 2),
+        num_generations=arm.group_size,
         max_completion_length=settings.max_tokens,
         max_steps=steps,
         learning_rate=arm.lr,
@@ -61,8 +63,6 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str) -> Any:
         save_strategy="no",
         chat_template_kwargs=None if settings.renderer == "plain" else {"enable_thinking": False},
     )
-    # GRPOConfig refuses num_generations < 2; the adapter allows 1 for estimators that need no group.
-    config.num_generations = arm.group_size
     return config
 
 
@@ -82,32 +82,33 @@ class StepLog:
         texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
         stopped = [self.eos in ids or len(ids) < self.max_tokens for ids in completion_ids]
         rewards = [reward(t, ref, s) for t, ref, s in zip(texts, reference, stopped)]
-        self.pending = {"task_ids": list(task_id), "questions": list(self.questions_of(task_id)), "rewards": rewards}
+        self.pending = {"task_ids": list(task_id), "rewards": rewards}
         return rewards
 
-    def bind(self, eos: int, max_tokens: int, questions: dict[str, str]) -> None:
-        self.eos, self.max_tokens, self._questions = eos, max_tokens, questions
+    def bind(self, eos: int, max_tokens: int) -> None:
+        self.eos, self.max_tokens = eos, max_tokens
 
-    def questions_of(self, task_ids: Sequence[str]) -> list[str]:
-        return [self._questions[t] for t in task_ids]
-
-    def end_step(self, step: int, advantages: Sequence[float], reference: Any) -> None:
-        """The step's row: rewards, the trainer's advantages, b = r - A, the LOO batch mean, the estimator's
-        self-weight; ``reference`` is the estimator's own answer on the same batch (checked against the trainer's)."""
+    def end_step(self, step: int, trained: Sequence[float], result: Any, inputs: dict[str, Any]) -> None:
+        """The step's row from the adapter's own result (``last_advantage_result``, float64) on the step's batch:
+        rewards, A, b, the LOO batch mean and the self-weight. ``trained`` is what TRL logged for the loss (the
+        same advantages cast to its dtype), checked against them."""
         if self.pending is None:
             raise DriverError(f"step {step}: the reward function was not called")
-        r, a = self.pending["rewards"], [float(x) for x in advantages]
-        n, total = len(r), sum(r)
-        worst = max(abs(x - y) for x, y in zip(a, reference.advantages))
+        r = [float(x) for x in inputs["rewards"]]
+        if r != [float(x) for x in self.pending["rewards"]]:
+            raise DriverError(f"step {step}: the adapter's rewards are not the reward function's", 1)
+        a = [float(x) for x in result.advantages]
+        worst = max(abs(x - float(y)) for x, y in zip(a, trained))
         if worst > 1e-5:
-            raise DriverError(f"step {step}: the trainer's advantages differ from the estimator's by {worst:.3g}", 1)
-        baselines = [ri - ai for ri, ai in zip(r, a)]
-        loo = [(total - ri) / (n - 1) for ri in r]
+            raise DriverError(f"step {step}: TRL trained on advantages {worst:.3g} away from the estimator's", 1)
+        n = len(r)
+        baselines = [float(x) for x in result.baselines]
+        loo = [float(x) for x in result.loo_mean]
         self.rows.append(
             {
                 "arm": self.arm.name,
                 "step": step,
-                "estimator": reference.estimator,
+                "estimator": result.estimator,
                 "rollouts": n,
                 "group_size": self.arm.group_size,
                 "groups": n // self.arm.group_size,
@@ -116,12 +117,18 @@ class StepLog:
                 "baselines": baselines,
                 "loo_mean": loo,
                 "advantages": a,
-                "max_self_weight": float(reference.diagnostics.get("max_self_weight", 0.0)),
+                "max_self_weight": float(result.max_self_weight),
                 "nonzero_advantage_fraction": sum(abs(x) > NONZERO for x in a) / n,
                 "mean_abs_baseline_minus_loo_mean": sum(abs(b - m) for b, m in zip(baselines, loo)) / n,
             }
         )
         self.pending = None
+
+
+def question_text(row: Any) -> str:
+    """The text the estimator sees: the question itself, whatever the renderer wraps around it (the study's TF-IDF
+    is fitted on the questions)."""
+    return str(row["question"])
 
 
 def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequence[Item], out_dir: str, server: Any) -> dict[str, Any]:
@@ -132,21 +139,25 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
     from transformers import AutoModelForCausalLM, TrainerCallback
 
     from ..integrations.trl import GRPOTrainer
-    from .. import compute_advantages
 
     needed = steps * arm.groups_per_batch
     if len(tasks) < needed:
         raise DriverError(f"arm {arm.name}: {steps} steps x {arm.groups_per_batch} prompts need {needed} tasks, got {len(tasks)}")
     chosen = tasks[:needed]
     data = Dataset.from_dict(
-        {"prompt": [render(settings, t.question) for t in chosen], "reference": [t.reference for t in chosen], "task_id": [t.task_id for t in chosen]}
+        {
+            "prompt": [render(settings, t.question) for t in chosen],
+            "question": [t.question for t in chosen],
+            "reference": [t.reference for t in chosen],
+            "task_id": [t.task_id for t in chosen],
+        }
     )
     from .policy import load_tokenizer
 
     tok = load_tokenizer(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
     log = StepLog(arm, os.path.join(out_dir, "advantages.jsonl"))
-    log.bind(tok.eos_token_id, settings.max_tokens, {t.task_id: t.question for t in chosen})
+    log.bind(tok.eos_token_id, settings.max_tokens)
     torch.manual_seed(arm.seed)
     trainer = GRPOTrainer(
         model=model,
@@ -157,16 +168,14 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
         peft_config=lora_config(settings),
         advantage_estimator=arm.advantage,
         advantage_server=server,
+        advantage_prompt_text=question_text,
     )
 
     class AfterStep(TrainerCallback):
         def on_step_end(self, args: Any, state: Any, control: Any, **_: Any) -> None:
-            pending = log.pending
-            n = len(pending["rewards"])
-            advantages = list(trainer._logs["advantages"])[-n:]
-            groups = [i // arm.group_size for i in range(n)]
-            reference = compute_advantages(arm.advantage, pending["rewards"], prompts=pending["questions"], group_ids=groups, server=server)
-            log.end_step(state.global_step - 1, advantages, reference)
+            n = arm.group_size * arm.groups_per_batch
+            trained = list(trainer._logs["advantages"])[-n:]
+            log.end_step(state.global_step - 1, trained, trainer.last_advantage_result, trainer.last_advantage_inputs)
 
     trainer.add_callback(AfterStep())
     started = time.perf_counter()

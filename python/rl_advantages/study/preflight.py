@@ -133,7 +133,7 @@ def run_preflight(settings: Settings, source: str, tasks: Sequence[Item], corpus
         raise DriverError(f"the preflight needs {GS1_TASKS} tasks, got {len(tasks)}")
 
     def rows(items: Sequence[Item], repeat: int) -> tuple[Any, list[dict[str, Any]]]:
-        data = [{"prompt": render(settings, t.question), "reference": t.reference, "task_id": t.task_id} for t in items]
+        data = [{"prompt": render(settings, t.question), "question": t.question, "reference": t.reference, "task_id": t.task_id} for t in items]
         return Dataset.from_list(data), [row for row in data for _ in range(repeat)]
 
     checks: dict[str, Any] = {}
@@ -153,7 +153,8 @@ def run_preflight(settings: Settings, source: str, tasks: Sequence[Item], corpus
     if gs1.advantage.startswith("kernel:"):
         from .. import compute_advantages
 
-        ref_b, source_name = list(compute_advantages(gs1.advantage, rewards, prompts=prompts, server=server).baselines), "rl-adv serve, a separate request (kernel file)"
+        separate = compute_advantages(gs1.advantage, rewards, prompts=prompts, server=server)
+        ref_b, source_name = separate.baselines.tolist(), "rl-adv serve, a separate request (kernel file: no independent Python reference)"
     else:
         ref_b, source_name = kernel_reference(corpus, prompts, rewards, temperature_of(gs1.advantage))
     ref_a = [r - b for r, b in zip(rewards, ref_b)]
@@ -163,7 +164,7 @@ def run_preflight(settings: Settings, source: str, tasks: Sequence[Item], corpus
     lt = tol["reference_loss"]
     checks["reference_baseline_b"] = compare(served.baselines.tolist(), ref_b, lt["atol"], lt["rtol"])
     checks["reference_advantages"] = compare(kernel.advantages, ref_a, max(lt["atol"], 1e-6), lt["rtol"])
-    msw = float(served.diagnostics.get("max_self_weight", 0.0))
+    msw = float(served.max_self_weight)
     checks["reference_self_weight"] = {"max_self_weight": msw, "passed": msw == 0.0}
     checks.update(pair("reference", kernel.loss_and_gradient(), kernel.loss_and_gradient(ref_a), tol))
     return {

@@ -36,19 +36,6 @@ function unavailable(message: string): RlAdvantagesError {
   return new RlAdvantagesError(`--backend trl: ${message}`, { code: 'trl_unavailable', field: 'backend' });
 }
 
-/** This package's python/ folder (a checkout's, beside dist/), when there is one. */
-function packagePythonDir(): string | undefined {
-  const dir = path.resolve(path.dirname(process.argv[1] ?? '.'), '..', 'python');
-  return existsSync(path.join(dir, 'rl_advantages', 'study', '__main__.py')) ? dir : undefined;
-}
-
-/** The drivers' environment: the checkout's python/ first on PYTHONPATH (the drivers of this very version). */
-function driverEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
-  const own = packagePythonDir();
-  if (own === undefined) return { ...env };
-  return { ...env, PYTHONPATH: [own, env.PYTHONPATH].filter((p) => p !== undefined && p !== '').join(path.delimiter) };
-}
-
 /** Rows of an items file for the drivers. */
 function itemRows(items: readonly Gsm8kItem[]): { task_id: string; question: string; reference: string }[] {
   return items.map((item) => ({ task_id: item.id, question: item.question, reference: item.referenceAnswer }));
@@ -66,7 +53,7 @@ function itemRows(items: readonly Gsm8kItem[]): { task_id: string; question: str
  * ```
  */
 export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
-  const env = driverEnv(options.env ?? process.env);
+  const env = { ...(options.env ?? process.env) };
   const python = options.python ?? env.RL_ADV_PYTHON ?? 'python3';
   const model = options.model === undefined ? undefined : path.resolve(options.model);
   const specPath = path.resolve(options.specPath);
