@@ -7,6 +7,13 @@ import { designPowerMarkdown } from './design-power.js';
 
 const num = formatFigure;
 
+/** Where the study's questions came from, for the header. */
+function questionsLine(data: StudySummary['data']): string {
+  if (data.questions === 'clustered') return 'the built-in clustered set (templated families; `--sim-questions clustered`)';
+  if (data.questions === 'arith') return "the spec's arith world, generated in code from its `dataset` section";
+  return `GSM8K from \`${data.dir ?? '?'}\``;
+}
+
 /** The title, the simulation banner and what was run. */
 function renderHeader(s: StudySummary, out: string[]): void {
   const sim = s.simulation;
@@ -31,7 +38,7 @@ function renderHeader(s: StudySummary, out: string[]): void {
   out.push(
     `- spec: \`${s.spec.path}\``,
     `- spec sha256: \`${s.spec.sha256}\``,
-    `- questions: ${clustered ? 'the built-in clustered set (templated families; `--sim-questions clustered`)' : `GSM8K from \`${s.data.dir ?? '?'}\``}` +
+    `- questions: ${questionsLine(s.data)}` +
       ` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
     `- seed: ${s.seed}`,
     `- backend: ${s.backend}${sim ? ' (simulation)' : ''}`,
