@@ -47,6 +47,35 @@ export {
   type TemperatureEstimatorBaseName,
   type EstimatorContext,
 } from './estimators/registry.js';
+export { registerEstimator, estimatorDescriptors } from './estimators/catalogue.js';
+export { loadEstimatorModule } from './estimators/module.js';
+export {
+  canonicalEstimatorName,
+  resolveEstimator,
+  type EstimatorSpec,
+  type ResolvedEstimator,
+} from './estimators/spec.js';
+export {
+  catalogueJson,
+  specFromWire,
+  specToWire,
+  CATALOGUE_PROTOCOL,
+  type CatalogueJson,
+  type EstimatorJson,
+  type ParameterJson,
+} from './estimators/catalogue-json.js';
+export type {
+  EstimatorDescriptor,
+  UserEstimatorDescriptor,
+  EstimatorOutput,
+  ParameterDescriptor,
+  ParameterType,
+  EstimatorParams,
+  EstimatorResources,
+  EstimatorSource,
+  ShortForm,
+  BatchField,
+} from './estimators/descriptor.js';
 
 export { kernelFileLoo, type KernelFileOptions } from './estimators/kernel-file.js';
 
@@ -97,6 +126,7 @@ export { sklearnTokenizer, compareCodePoints, type Tokenizer } from './text/toke
 export { winkTokenizer } from './text/wink.js';
 
 // B_eff calibration
+export { inSampleTasks, type InSampleTasks } from './calibration/in-sample.js';
 export {
   calibrateBeff,
   groupCalibrationRows,

@@ -48,6 +48,17 @@ def _first(flags: np.ndarray) -> int:
     return int(np.flatnonzero(flags)[0])
 
 
+def _check_numbers(field: str, items: Sequence[Any]) -> None:
+    """Each item a real number (not a bool, a string or None), else the first bad one's index."""
+    if all(type(x) is float or type(x) is int for x in items):
+        return
+    for i, x in enumerate(items):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+            if isinstance(x, (list, tuple, np.ndarray)):
+                return  # a nested sequence: the shape check says what is wrong
+            raise RlAdvantagesError("bad_type", f"{field}[{i}] must be a finite number, got {x!r}", field=field, index=i)
+
+
 def float_list(field: str, value: Any, *, allow_nan_at: np.ndarray | None = None) -> list[float | None]:
     """Finite real numbers as float64 Python floats (JSON ``null`` where ``allow_nan_at`` lets a NaN through).
 
@@ -55,11 +66,11 @@ def float_list(field: str, value: Any, *, allow_nan_at: np.ndarray | None = None
         RlAdvantagesError: ``bad_type`` for non-numbers (with the index of the first one in a list), ``bad_shape``,
             ``non_finite`` naming the index of the first NaN or infinity.
     """
+    if isinstance(value, (list, tuple)):
+        _check_numbers(field, value)
     array = to_numpy(field, value)
     if array.dtype == object:
-        for i, x in enumerate(array.reshape(-1) if array.ndim else [array.item()]):
-            if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-                raise RlAdvantagesError("bad_type", f"{field}[{i}] must be a finite number, got {x!r}", field=field, index=i)
+        _check_numbers(field, array.reshape(-1).tolist() if array.ndim else [array.item()])
         array = array.astype(np.float64)
     if array.dtype.kind not in "biuf":
         raise RlAdvantagesError("bad_type", f"field {field!r} must hold real numbers, got {_kind(array)}", field=field)

@@ -77,12 +77,14 @@ def _batch(
     if mask is not None:
         batch["mask"] = mask_list(mask)
         masked = np.asarray(batch["mask"], dtype=bool)
-    rewards_array = to_numpy("rewards", rewards)
-    if masked is not None and rewards_array.ndim == 1 and len(masked) != len(rewards_array):
+    # A list stays a list, so float_list can name the index of a non-number in it.
+    rewards_in = rewards if isinstance(rewards, (list, tuple)) else to_numpy("rewards", rewards)
+    size = len(rewards_in) if isinstance(rewards_in, (list, tuple)) or rewards_in.ndim == 1 else None
+    if masked is not None and size is not None and len(masked) != size:
         raise RlAdvantagesError(
-            "length_mismatch", f"field 'mask' has {len(masked)} entries but rewards has {len(rewards_array)}: one per rollout", field="mask", index=min(len(masked), len(rewards_array))
+            "length_mismatch", f"field 'mask' has {len(masked)} entries but rewards has {size}: one per rollout", field="mask", index=min(len(masked), size)
         )
-    batch["rewards"] = float_list("rewards", rewards_array, allow_nan_at=masked)
+    batch["rewards"] = float_list("rewards", rewards_in, allow_nan_at=masked)
     size = len(batch["rewards"])
     if group_ids is not None:
         batch["group_ids"] = id_list("group_ids", group_ids)

@@ -46,6 +46,9 @@ class Server:
             prompt-kernel estimators (``tfidf_kernel_loo_T<T>``, ``length_bucket_loo``, kernel priors).
         vectorizer: instead of ``corpus``, a vectorizer saved by ``rl-adv tfidf fit``.
         corpus_field: the JSON-lines field of ``corpus`` holding each document.
+        estimator_modules: ES modules whose default export is an estimator descriptor (or a list of them), registered
+            in the server before any request (``rl-adv serve --estimator-module``, docs/estimators.md): they join
+            the catalogue and are computed like the built-in ones.
         node: the node executable (default: see :func:`rl_advantages.find_node`).
         bundle: the ``rl-adv`` script to run (default: the one this package carries).
         timeout: seconds to wait for one response (the first includes start-up), or None to wait forever. A
@@ -64,6 +67,7 @@ class Server:
         corpus: str | os.PathLike[str] | None = None,
         vectorizer: str | os.PathLike[str] | None = None,
         corpus_field: str | None = None,
+        estimator_modules: list[str | os.PathLike[str]] | tuple[str | os.PathLike[str], ...] = (),
         node: str | None = None,
         bundle: str | os.PathLike[str] | None = None,
         timeout: float | None = 600.0,
@@ -77,6 +81,8 @@ class Server:
             self._args += ["--vectorizer", os.fspath(vectorizer)]
         if corpus_field is not None:
             self._args += ["--corpus-field", corpus_field]
+        for module in estimator_modules:
+            self._args += ["--estimator-module", os.fspath(module)]
         self._node = node
         self._bundle = os.fspath(bundle) if bundle is not None else BUNDLE
         self.timeout = timeout
@@ -218,10 +224,6 @@ class Server:
         response = self._exchange({"op": "describe"})
         if "error" in response:
             message = (response.get("error") or {}).get("message", "")
-            # TRANSITIONAL (removed when the catalogue's describe lands on main): a serve without ops.
-            if message.startswith('field "estimator" must be an estimator name'):
-                self._describe = {"protocol": None, "version": None, "estimators": []}
-                return
             raise RlAdvantagesError(
                 "protocol_mismatch",
                 f"{self._bundle} does not answer the describe request of serve protocol {PROTOCOL} ({message}): it is older "
@@ -270,7 +272,7 @@ class Server:
         except ValueError:
             raise RlAdvantagesError("bad_response", f"rl-adv serve wrote a line that is not JSON: {_clip(raw.decode('utf-8', 'replace'))}") from None
         if not isinstance(response, dict) or response.get("id") != request_id:
-            self._stop()
+            self._stop(kill=True)
             raise RlAdvantagesError("bad_response", f"rl-adv serve answered {_clip(raw.decode('utf-8', 'replace'))} to request {request_id}; it was stopped")
         del response["id"]
         return response
@@ -290,7 +292,7 @@ class Server:
             if deadline is not None and os.name != "nt":
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                    self._stop()
+                    self._stop(kill=True)
                     raise RlAdvantagesError(
                         "timeout",
                         f"rl-adv serve did not answer within {self.timeout} s; it was stopped (the next call starts a new one). "
@@ -331,12 +333,14 @@ class Server:
         except (OSError, ValueError):
             return ""
 
-    def _stop(self) -> None:
+    def _stop(self, kill: bool = False) -> None:
         proc, self._proc = self._proc, None
         self._describe = None
         self._sessions = set()
         self._buffer = bytearray()
         if proc is not None:
+            if kill:
+                proc.kill()
             try:
                 if proc.stdin is not None:
                     proc.stdin.close()

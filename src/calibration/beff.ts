@@ -3,6 +3,7 @@ import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
+import { inSampleTasks, inSampleWarning, type InSampleTasks } from './in-sample.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { createBaselineEngine } from './engines.js';
 import { jackknifeRatio } from './jackknife.js';
@@ -60,6 +61,11 @@ export interface CalibrateBeffOptions {
   kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called with each warning, e.g. a kernel scored on tasks it was tuned on (`inSample`). Default: Node's
+   * `process.emitWarning` (code `RL_ADV_IN_SAMPLE`).
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** The calibration figures of one estimator. */
@@ -116,6 +122,11 @@ export interface BeffCalibration {
   readonly reference: string;
   /** By estimator name, the reference first (ratio 1), then the scored estimators in the order given. */
   readonly estimators: Readonly<Record<string, EstimatorCalibration>>;
+  /**
+   * Kernel files scored on tasks they were tuned on (by estimator name; present only then): their ratio is
+   * in-sample, optimistic (see {@link inSampleTasks}).
+   */
+  readonly inSample?: Readonly<Record<string, InSampleTasks>>;
 }
 
 function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
@@ -200,7 +211,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
       field: 'kernels',
     });
   }
-  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress };
+  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress, onWarning: o.onWarning };
 }
 
 /**
@@ -258,6 +269,9 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     });
   }
   const o = readOptions(options, table.count);
+  const inSample = inSampleTasks(tasks, o.kernels);
+  const warn = o.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'RL_ADV_IN_SAMPLE' }));
+  for (const [name, shared] of Object.entries(inSample)) warn(inSampleWarning(name, shared));
   const prepared = prepare(table);
   const engines = o.names.map((name, i) =>
     createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator', undefined, o.kernels),
@@ -305,5 +319,6 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     sigmaEps2: prepared.corrected ? sigma2 : null,
     reference: o.reference,
     estimators,
+    ...(Object.keys(inSample).length === 0 ? {} : { inSample }),
   };
 }

@@ -5,6 +5,7 @@
 // so each engine gives what createEstimator(name).compute(batch) gives up to rounding;
 // test/calibration/engines.test.ts checks agreement within 1e-12.
 import { RlAdvantagesError } from '../errors.js';
+import { findDescriptor, isUserEstimator } from '../estimators/catalogue.js';
 import { createEstimator, parseEstimatorName } from '../estimators/registry.js';
 import { looMeansInto } from '../internal/batch.js';
 import { kernelBaselineFunction, DENSE_TASK_LIMIT } from '../kernels/engine.js';
@@ -50,7 +51,7 @@ function genericEngine(name: string, prompts: readonly string[], vectorizer: Tfi
   };
 }
 
-/** Estimators a calibration can score: those whose b_i uses only prompts and other rollouts' rewards. */
+/** Estimators a calibration can score: those whose b_i uses only prompts and other rollouts' rewards (and a user's). */
 export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
   'loo_batch_mean',
   'tfidf_kernel_loo_T<T>',
@@ -58,6 +59,7 @@ export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
   'shrinkage_loo',
   'shrinkage_loo_tfidf_kernel_loo_T<T>',
   'kernel:PATH (a kernel file; kernel_file in the library)',
+  'a registered estimator (registerEstimator; --estimator-module on the command line)',
 ]);
 
 /**
@@ -100,11 +102,17 @@ export function createBaselineEngine(
     const v = needVectorizer();
     return kernelEngine(name, bucketEmbedding(v.tokenCountQuartiles, v.tokenCounts(prompts)), denseLimit);
   }
-  if (base === 'shrinkage_loo') return genericEngine(name, prompts, vectorizer);
+  const descriptor = findDescriptor(base);
+  if (descriptor?.createStateful !== undefined) {
+    throw new RlAdvantagesError(`${field} "${name}" cannot be calibrated: it keeps state across training steps, and a calibration scores one batch at a time`, {
+      code: 'unsupported_estimator',
+      field,
+    });
+  }
+  // shrinkage_loo, and a user's estimator (registerEstimator): computed on each batch, each rollout its own group.
+  if (base === 'shrinkage_loo' || (descriptor !== undefined && isUserEstimator(descriptor))) return genericEngine(name, prompts, vectorizer);
   throw new RlAdvantagesError(
-    base === 'prompt_value'
-      ? `${field} "${name}" cannot be calibrated: it keeps state across training steps, and a calibration scores one batch at a time`
-      : `${field} "${name}" cannot be calibrated: a calibration batch holds one rollout of each of B distinct tasks, so only estimators whose baseline uses prompts and other tasks' rewards apply (${CALIBRATION_ESTIMATORS.join(', ')})`,
+    `${field} "${name}" cannot be calibrated: a calibration batch holds one rollout of each of B distinct tasks, so only estimators whose baseline uses prompts and other tasks' rewards apply (${CALIBRATION_ESTIMATORS.join(', ')})`,
     { code: 'unsupported_estimator', field },
   );
 }

@@ -2,7 +2,7 @@ import { RlAdvantagesError } from '../errors.js';
 import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/batch.js';
 import { finishResult } from '../internal/diagnostics.js';
 import { runMasked } from '../internal/mask.js';
-import { kernelPrior } from '../internal/prompt-prior.js';
+import { kernelPrior, parsePriorName } from '../internal/prompt-prior.js';
 import { describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import type { Batch, EstimatorResult } from './types.js';
@@ -211,7 +211,7 @@ export class PromptValueEstimator implements StatefulEstimator {
     }
     const match = typeof json.name === 'string' ? /^prompt_value(?:_tfidf_kernel_loo_T(.+))?$/.exec(json.name) : null;
     if (match === null) throw new RlAdvantagesError(`name must be prompt_value or prompt_value_tfidf_kernel_loo_T<T>, got ${describe(json.name)}`, { code: 'bad_checkpoint', field: 'name' });
-    const temperature = match[1] === undefined ? undefined : Number(match[1]);
+    const temperature = match[1] === undefined ? undefined : parsePriorName(`tfidf_kernel_loo_T${match[1]}`, 'name');
     const estimator = new PromptValueEstimator(json.name, json.options, temperature, context.vectorizer);
     if (!Array.isArray(json.entries)) throw new RlAdvantagesError('entries must be an array', { code: 'bad_checkpoint', field: 'entries' });
     const width = estimator.#options.kind === 'ema' ? 2 : 3;

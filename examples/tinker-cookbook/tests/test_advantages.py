@@ -228,6 +228,26 @@ class HookTest(unittest.TestCase):
         self.assertEqual(self.read_log()[0]["estimator"], "kernel:/runs/sim/kernel.json")
         hook.uninstall()
 
+    def test_gs1_through_the_package(self) -> None:
+        # The hook's default client: rl_advantages.compute_advantages on a server fitted on GSM8K train; the
+        # catalogue says tfidf_kernel_loo reads prompts, so the questions are sent, not group ids.
+        import rl_advantages
+
+        corpus = os.path.join(str(support.GSM8K_DIR), "train.jsonl")
+        with rl_advantages.Server(corpus=corpus) as server:
+            hook = AdvantageHook("gs1", "tfidf_kernel_loo_T0.1", self.log, self.dp.compute_advantages, resolver=QuestionResolver(self.questions), torch_module=self.mods["torch"], server=server)
+            hook.install(self.train, self.dp)
+            builders, groups = self.batch(1, 32)
+            fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            hook.uninstall()
+            rewards = [g.get_total_rewards()[0] for g in groups]
+            expected = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", rewards, prompts=self.questions[:32], server=server)
+        self.assertEqual([t.tolist()[0] for t in self.train.last_advantages_P], [fakes.f32(a) for a in expected.advantages])
+        line = self.read_log()[0]
+        self.assertEqual(line["advantages"], expected.advantages.tolist())
+        self.assertEqual(line["baselines"], expected.baselines.tolist())
+        self.assertEqual((line["group_size"], line["max_self_weight"]), (1, 0.0))
+
     def test_unknown_estimator_is_refused(self) -> None:
         with self.assertRaises(ValueError):
             make_hook_for_arm("x", "rloo", self.log, self.dp.compute_advantages, support.StubServe(), [])

@@ -47,8 +47,8 @@ def estimator_name(spec: Any) -> str:
 
 
 def describe_estimator(spec: Any, server: Any = None) -> dict[str, Any]:
-    """The catalogue entry of ``spec``: the entry named exactly so, else the longest name that the short form
-    extends with ``_`` (``tfidf_kernel_loo_T0.1`` -> ``tfidf_kernel_loo``).
+    """The catalogue entry of ``spec``: the entry of that name, else the one whose ``short_form`` it is written in
+    (``"tfidf_kernel_loo_T<temperature>"`` takes ``tfidf_kernel_loo_T0.1``; the longest matching prefix wins).
 
     Raises:
         RlAdvantagesError: no catalogue entry matches (code ``unknown_estimator``, the names listed).
@@ -56,14 +56,16 @@ def describe_estimator(spec: Any, server: Any = None) -> dict[str, Any]:
     name = estimator_name(spec)
     entries = _catalogue(server)
     best: dict[str, Any] | None = None
+    best_prefix = ""
     for entry in entries:
-        base = str(entry.get("name", ""))
-        if base == name:
+        if entry.get("name") == name:
             return entry
-        if isinstance(spec, str) and name.startswith(base + "_") and (best is None or len(base) > len(best["name"])):
-            best = entry
+        short = entry.get("short_form")
+        prefix = short.split("<", 1)[0] if isinstance(short, str) else ""
+        if isinstance(spec, str) and prefix and name.startswith(prefix) and len(name) > len(prefix) and len(prefix) > len(best_prefix):
+            best, best_prefix = entry, prefix
     if best is None:
-        names = ", ".join(sorted(str(e.get("name")) for e in entries))
+        names = ", ".join(sorted(str(e.get("short_form") or e.get("name")) for e in entries))
         raise _error("unknown_estimator", f'field "estimator": {name!r} is not in the catalogue ({names})', field="estimator")
     return best
 
@@ -182,8 +184,8 @@ class RolloutBatch:
     ) -> Any:
         """``rl_advantages.compute_advantages`` with only the fields the estimator reads.
 
-        Rewards are float64; a NaN reward must be masked (``mask[i]`` False); it is sent as 0.0 and its
-        advantage is whatever the estimator gives a masked rollout.
+        Rewards are float64. ``mask[i]`` True masks rollout ``i`` (docs/method.md section 2.1: it enters no baseline
+        and gets A = 0); a NaN reward must be masked (it is sent as 0.0, which no baseline reads).
 
         Raises:
             RlAdvantagesError: a field the estimator requires is missing, or a NaN reward is not masked.
@@ -191,9 +193,10 @@ class RolloutBatch:
         values = np.asarray(rewards, dtype=np.float64).copy()
         nan = ~np.isfinite(values)
         if nan.any():
-            if mask is None or any(bool(mask[i]) for i in np.flatnonzero(nan)):
-                i = int(np.flatnonzero(nan)[0])
-                raise _error("bad_value", f'field "rewards"[{i}] is {values[i]}: mask it (mask[{i}] = False) or give a finite reward', field="rewards", index=i)
+            unmasked = [int(i) for i in np.flatnonzero(nan) if mask is None or not bool(mask[i])]
+            if unmasked:
+                i = unmasked[0]
+                raise _error("bad_value", f'field "rewards"[{i}] is {values[i]}: mask it (mask[{i}] = True) or give a finite reward', field="rewards", index=i)
             values[nan] = 0.0
         kwargs: dict[str, Any] = dict(self.options)
         for name, value in (("group_ids", group_ids), ("prompts", prompts), *fields.items()):

@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Mapping
 
-from ._common import RolloutBatch, prompt_text, server_from_env, spec_from_env
+from ._common import RolloutBatch, prompt_text, reads_field, server_from_env, spec_from_env
 
 __all__ = ["install", "install_from_env", "make_compute_advantages_and_returns", "uninstall"]
 
@@ -80,9 +80,14 @@ def make_compute_advantages_and_returns(estimator: Any, server: Any = None, **op
             raw = torch.cat([e.rewards for e in experiences], dim=0)
             rewards = torch.empty_like(raw)
             rewards[indices] = raw  # prompt order, as the stock method
-            prompts: list[Any] = [None] * len(raw)
-            for i, p in zip(indices.tolist(), itertools.chain.from_iterable(e.prompts for e in experiences)):
-                prompts[i] = prompt_text(p, f"experience prompt {i}")
+            prompts: list[Any] | None = None
+            if reads_field(batch.entry, "prompts"):
+                prompts = [None] * len(raw)
+                texts = list(itertools.chain.from_iterable(e.prompts for e in experiences))
+                if len(texts) != len(raw):
+                    raise ValueError(f"{batch.entry['name']} needs each sample's prompt: the experiences carry {len(texts)} prompts for {len(raw)} samples")
+                for i, p in zip(indices.tolist(), texts):
+                    prompts[i] = prompt_text(p, f"experience prompt {i}")
             if n > 1:
                 stds = rewards.reshape(-1, n).std(-1, keepdim=True).repeat(1, n).reshape(-1)[indices].split(exp_len)
                 for e, s in zip(experiences, stds):

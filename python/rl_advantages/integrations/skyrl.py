@@ -38,8 +38,8 @@ __all__ = ["PREFIX", "SkyRLEstimator", "register", "uid_prompts"]
 
 PREFIX = "rl_adv:"
 
-#: uid -> prompt text of the prompts the trainer prepared last (this process).
-uid_prompts: dict[str, str] = {}
+#: uid -> prompt (text or chat messages) of the prompts the trainer prepared last (this process).
+uid_prompts: dict[str, Any] = {}
 
 #: The server the estimators of this process call (set by :func:`register`; None: the default server).
 _process: dict[str, Any] = {"server": None}
@@ -86,7 +86,7 @@ class SkyRLEstimator:
                         f"{PREFIX}{estimator_name(self.spec)} needs each rollout's prompt text, and uid {missing[:1] or [None]} has none: "
                         "call rl_advantages.integrations.skyrl.register() in the process that runs the trainer"
                     )
-                prompts = [uid_prompts[u] for u in uids]
+                prompts = [prompt_text(uid_prompts[u], f"the prompt of uid {u!r}") for u in uids]
             result = batch.compute(scores.double().cpu().numpy(), group_ids=uids, prompts=prompts)
             advantages = torch.as_tensor(result.advantages, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
             advantages = advantages.unsqueeze(-1) * response_mask
@@ -102,8 +102,8 @@ def _wrap_prepare_generator_input(trainer_module: Any) -> None:
     def prepare_generator_input(prompts: list[Any], *args: Any, **kwargs: Any) -> Any:
         out = original(prompts, *args, **kwargs)
         uid_prompts.clear()
-        for i, row in enumerate(prompts):
-            uid_prompts[str(row["uid"])] = prompt_text(row["prompt"], f"prompt row {i}")
+        for row in prompts:
+            uid_prompts[str(row["uid"])] = row["prompt"]
         return out
 
     prepare_generator_input._rl_adv_wrapped = True  # type: ignore[attr-defined]

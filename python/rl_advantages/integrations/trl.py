@@ -15,7 +15,8 @@ class does:
    Group ids are ``position // num_generations`` over the gathered batch (TRL's ``rewards.view(-1, G)``).
 4. ``rl_advantages.compute_advantages`` gives the float64 advantages of the whole gathered batch; this process
    keeps its slice (TRL's ``process_slice``), cast to the dtype TRL uses, and the logged ``advantages`` column
-   of the completions table is rewritten with them.
+   of the completions table is rewritten with them. The estimator's diagnostics ``zero_advantage_fraction`` and
+   ``groups_of_one`` are logged as ``rl_adv/...`` metrics.
 
 ``num_generations=1`` (group size 1, GS1): ``trl.GRPOConfig`` refuses it (grpo_config.py:1124-1128 in 1.13.0,
 "GRPO requires at least 2 generations per prompt"). :class:`GRPOConfig` here accepts it: it runs TRL's checks
@@ -49,6 +50,8 @@ except ImportError as _error:  # pragma: no cover - exercised only without TRL
     raise ImportError(
         f"rl_advantages.integrations.trl needs TRL and PyTorch ({_error}): pip install trl"
     ) from _error
+
+import rl_advantages
 
 from ._common import RolloutBatch, prompt_text
 
@@ -130,11 +133,11 @@ class GRPOTrainer(trl.GRPOTrainer):
         self._rl_adv_prompt_text = advantage_prompt_text or (lambda row: prompt_text(row.get("prompt"), "dataset row"))
         super().__init__(*args, **kwargs)
         if self.num_generations == 1 and self._rl_adv.needs_groups:
-            raise _rl_error(
+            raise rl_advantages.RlAdvantagesError(
                 "bad_request",
                 f"advantage_estimator {self._rl_adv.entry['name']} needs groups of completions (group_ids); "
                 "with num_generations=1 use an estimator that does not (e.g. tfidf_kernel_loo_T0.1, loo_batch_mean)",
-                "num_generations",
+                field="num_generations",
             )
         self._rl_adv_rewards: Any = None
         self.last_advantage_result: Any = None
@@ -163,7 +166,7 @@ class GRPOTrainer(trl.GRPOTrainer):
         if len(all_texts) != n:
             raise RuntimeError(f"{len(all_texts)} prompts for {n} gathered rewards")
         group_ids = [i // group_size for i in range(n)]
-        mask = None if not bool(unscorable.any()) else (~unscorable).tolist()
+        mask = unscorable.tolist() if bool(unscorable.any()) else None  # True = masked: no baseline reads it, A = 0
         result = self._rl_adv.compute(rewards.cpu().numpy(), group_ids=group_ids, prompts=all_texts, mask=mask)
         stock = output["advantages"]
         advantages = torch.as_tensor(result.advantages, dtype=stock.dtype, device=stock.device)
@@ -175,12 +178,9 @@ class GRPOTrainer(trl.GRPOTrainer):
         for _ in range(min(n, len(logged))):
             logged.pop()
         logged.extend(advantages.tolist())
+        for key in ("zero_advantage_fraction", "groups_of_one"):
+            if key in result.diagnostics:
+                self._metrics[mode][f"rl_adv/{key}"].append(float(result.diagnostics[key]))
         self.last_advantage_result = result
         self.last_advantage_inputs = {"rewards": rewards.cpu().numpy(), "prompts": list(all_texts), "group_ids": group_ids}
         return output
-
-
-def _rl_error(code: str, message: str, field: str) -> Exception:
-    import rl_advantages
-
-    return rl_advantages.RlAdvantagesError(code, message, field=field)

@@ -41,7 +41,7 @@ import functools
 import os
 from typing import Any, Iterable, Mapping
 
-from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, server_from_env
+from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, server_from_env
 
 __all__ = ["PREFIX", "register", "registered_name"]
 
@@ -87,7 +87,10 @@ def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
 
         with torch.no_grad():
             scores = token_level_rewards.sum(dim=-1)
-            prompts = _state["prompts"]
+            raw, key = _state["prompts"], _state["prompt_key"]
+            prompts = None
+            if reads_field(batch.entry, "prompts") and raw is not None:
+                prompts = [prompt_text(p, f"non_tensor_batch[{key!r}][{i}]") for i, p in enumerate(raw)]
             if batch.needs_prompts and prompts is None:
                 raise RuntimeError(
                     f"{label} needs each rollout's prompt text: call rl_advantages.integrations.verl.register() in the process "
@@ -115,9 +118,7 @@ def _wrap_compute_advantage(ray_trainer: Any) -> None:
         name = getattr(adv_estimator, "value", adv_estimator)
         if not (isinstance(name, str) and name.startswith(PREFIX)):
             return original(data, adv_estimator, *args, **kwargs)
-        key = _state["prompt_key"]
-        raw = data.non_tensor_batch.get(key) if hasattr(data.non_tensor_batch, "get") else None
-        _state["prompts"] = None if raw is None else [prompt_text(p, f"non_tensor_batch[{key!r}][{i}]") for i, p in enumerate(raw)]
+        _state["prompts"] = data.non_tensor_batch.get(_state["prompt_key"]) if hasattr(data.non_tensor_batch, "get") else None
         try:
             return original(data, adv_estimator, *args, **kwargs)
         finally:

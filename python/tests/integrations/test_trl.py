@@ -85,7 +85,14 @@ def reward_vowels(prompts, completions, **kwargs):
     return out
 
 
-def run(trainer_cls, tmp_path, num_generations: int, **extra):
+def reward_vowels_or_none(prompts, completions, **kwargs):
+    """As reward_vowels, but None (unscorable) for completions of a length divisible by 4: TRL masks those rows out
+    of the group mean and gives them A = 0 (grpo_trainer.py:2790, :2836 in 1.13.0); the adapter masks them too."""
+    out = reward_vowels(prompts, completions)
+    return [None if len(c) % 4 == 0 else r for c, r in zip(completions, out)]
+
+
+def run(trainer_cls, tmp_path, num_generations: int, reward=reward_vowels, **extra):
     tokenizer = make_tokenizer()
     model = make_model(tokenizer)
     args_cls = GRPOConfig if num_generations == 1 else trl.GRPOConfig
@@ -107,7 +114,7 @@ def run(trainer_cls, tmp_path, num_generations: int, **extra):
         disable_tqdm=True,
     )
     dataset = datasets.Dataset.from_dict({"prompt": PROMPTS * 2})
-    trainer = trainer_cls(model=model, reward_funcs=reward_vowels, args=args, train_dataset=dataset, processing_class=tokenizer, **extra)
+    trainer = trainer_cls(model=model, reward_funcs=reward, args=args, train_dataset=dataset, processing_class=tokenizer, **extra)
     captured: list[dict[str, np.ndarray]] = []
     original = trainer._generate_and_score_completions
 
@@ -121,18 +128,24 @@ def run(trainer_cls, tmp_path, num_generations: int, **extra):
     trainer._generate_and_score_completions = capture
     SEEN.clear()
     trainer.train()
+    # what TRL logs (the completions table's "advantage" column): the last generation batch
+    captured[-1]["logged"] = np.array(list(trainer._logs["advantages"]), dtype=np.float64)
     return trainer, captured, list(SEEN)
 
 
 def test_group_mean_equals_stock_trl(tmp_path):
-    _, stock, stock_seen = run(trl.GRPOTrainer, tmp_path, 4)
-    _, ours, ours_seen = run(GRPOTrainer, tmp_path, 4, advantage_estimator="group_mean")
+    _, stock, stock_seen = run(trl.GRPOTrainer, tmp_path, 4, reward=reward_vowels_or_none)
+    _, ours, ours_seen = run(GRPOTrainer, tmp_path, 4, reward=reward_vowels_or_none, advantage_estimator="group_mean")
     assert len(stock) == len(ours) == 2
     assert stock_seen == ours_seen  # same completions, same rewards: the comparison is of the advantages alone
     diffs = [float(np.max(np.abs(a["advantages"] - b["advantages"]))) for a, b in zip(stock, ours)]
     assert max(diffs) <= 1e-6, diffs
+    assert np.max(np.abs(stock[-1]["logged"] - ours[-1]["logged"])) <= 1e-6
+    assert np.array_equal(ours[-1]["logged"], ours[-1]["advantages"])  # one process: the log is the whole batch
     # not a vacuous comparison: the rewards vary inside groups
     assert any(np.any(np.abs(a["advantages"]) > 1e-3) for a in stock)
+    masked = [step["inputs"]["rewards"] for step in ours]
+    assert any(np.isnan(r).any() for r in masked)  # some completions were unscorable (masked), in both runs
     print("group_mean vs stock TRL max |diff|:", max(diffs))
 
 
@@ -142,16 +155,22 @@ def test_gs1_tfidf_kernel_loo_trains(tmp_path):
     with rl_advantages.Server(corpus=str(corpus)) as server:
         trainer, ours, _ = run(GRPOTrainer, tmp_path, 1, advantage_estimator="tfidf_kernel_loo_T0.1", advantage_server=server)
         assert trainer.state.global_step == 2
+        logged = [h["rl_adv/groups_of_one"] for h in trainer.state.log_history if "rl_adv/groups_of_one" in h]
+        diagnostics = []
         assert len(ours) == 2
         worst = 0.0
         for step in ours:
             inputs = step["inputs"]
             assert inputs["prompts"] == step["prompts"]  # one completion per prompt, prompts as given
             again = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", inputs["rewards"], prompts=inputs["prompts"], server=server)
+            diagnostics.append(float(again.diagnostics["groups_of_one"]))
             expected = again.advantages.astype(np.float32).astype(np.float64)  # TRL keeps advantages in float32
             worst = max(worst, float(np.max(np.abs(step["advantages"] - expected))))
+            if "logged" in step:
+                assert np.array_equal(step["logged"], expected)
             assert np.any(np.abs(step["advantages"]) > 1e-3)  # GS1 gives a signal (TRL's own would be 0 at G = 1)
         assert worst == 0.0
+        assert logged == diagnostics  # the estimator's diagnostics reach TRL's logs
     print("GS1 tfidf_kernel_loo_T0.1 vs the estimator: max |diff|", worst)
 
 

@@ -94,9 +94,9 @@ def test_unknown_estimator_fails_at_registration(fakes_on_path, server):
 
 def test_loaded_through_verl_use_external_modules(corpus_file, server):
     """verl imports the adapter at its own import; RL_ADV_CORPUS gives the estimators their TF-IDF vocabulary."""
-    python_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(rl_advantages.__file__)))  # the rl_advantages under test
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([FAKES, python_dir, env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([FAKES, package_parent, env.get("PYTHONPATH", "")])
     env["VERL_USE_EXTERNAL_MODULES"] = "rl_advantages.integrations.verl"
     env["RL_ADV_VERL_ESTIMATORS"] = "group_mean,tfidf_kernel_loo_T0.1"
     env["RL_ADV_CORPUS"] = corpus_file

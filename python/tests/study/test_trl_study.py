@@ -1,8 +1,8 @@
 """``rl-adv study --backend trl`` end to end on the small world (specs/arith-gs1-vs-grpo.json) at a reduced size:
 real pre-training, calibration, pilot, gate, arms, eval and decision with TRL on CPU, through the built CLI
 (``node dist/cli.js``, so ``npm run build`` first). Run by CI's Python step (the venv with
-python/requirements-test.txt). Outside CI it skips when TRL is not installed; in CI (``CI`` set) a missing
-TRL is a failure, never a skip.
+python/requirements-test.txt). Outside CI it skips when TRL is not installed; in CI (``CI`` or ``RL_ADV_REQUIRE_TORCH``
+set) a missing TRL is a failure, never a skip.
 
 Reduced size: 3 steps per arm, 200 eval items, 2000 calibration batches; the pre-training is the spec's own
 (the starting accuracy must be in the spec's target range, or the preflight stops the study).
@@ -26,7 +26,9 @@ SPEC = REPO / "specs" / "arith-gs1-vs-grpo.json"
 STEPS, EVAL_ITEMS = 3, 200
 
 _MISSING = [m for m in ("torch", "trl", "transformers", "peft", "datasets") if importlib.util.find_spec(m) is None]
-if _MISSING and not os.environ.get("CI"):
+#: CI runs with RL_ADV_REQUIRE_TORCH=1 (.ci/run) or CI set: there a missing package fails instead of skipping.
+_REQUIRED = bool(os.environ.get("CI") or os.environ.get("RL_ADV_REQUIRE_TORCH"))
+if _MISSING and not _REQUIRED:
     pytest.skip(f"TRL study test needs {', '.join(_MISSING)} (pip install -r python/requirements-test.txt)", allow_module_level=True)
 
 

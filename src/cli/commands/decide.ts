@@ -6,11 +6,11 @@ import type { PairedItem } from '../../stats/items.js';
 import { decisionPage } from '../../report/pages.js';
 import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
 import { num, plural, signed, table } from '../format.js';
-import { writeText } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { checkPairs, itemError, readPredictions, type Arm } from '../predictions.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { shippedSpecPath, specOption } from '../shipped-spec.js';
 
 interface DecideOptions {
   spec?: string;
@@ -19,6 +19,7 @@ interface DecideOptions {
   method?: string;
   json?: boolean;
   html?: string;
+  force?: boolean;
 }
 
 /** Each arm's mean of a criterion's metric (its accuracy for `correct` rows), shown beside the difference. */
@@ -95,7 +96,7 @@ async function run(options: DecideOptions, io: CliIo): Promise<void> {
   const means: Record<string, ArmMeans> = {};
   for (const c of decision.criteria) means[c.id] = { treatment: armMean(treatment.items, c.metric), baseline: armMean(baseline.items, c.metric) };
   const json = decisionJson(decision);
-  if (options.html !== undefined) await writeText(options.html, await decisionPage(json, accuracies(treatment, baseline)), io, '--html');
+  if (options.html !== undefined) await writeOutput(options.html, await decisionPage(json, accuracies(treatment, baseline)), io, '--html', options.force === true);
   io.stdout.write(options.json === true ? JSON.stringify(json, null, 2) + '\n' : decisionText(decision, means));
 }
 
@@ -110,16 +111,17 @@ export function register(program: Command, io: CliIo): void {
         'verdict validated (lower > margin), failed (upper < margin) or inconclusive. Prediction files are JSON ' +
         'lines, one item a line: {"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
-    .requiredOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)")
-    .requiredOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)")
+    .addOption(specOption())
+    .addOption(inputOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)").makeOptionMandatory())
+    .addOption(inputOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)").makeOptionMandatory())
     .addOption(
       new Option('--method <name>', "another interval than the spec's, for exploration (the output says it is not the spec's method)").choices(
         DECISION_METHOD_NAMES,
       ),
     )
     .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}')
-    .option('--html <file>', 'also write the decision chart as a self-contained HTML page')
+    .addOption(outputOption('--html <file>', 'also write the decision chart as a self-contained HTML page'))
+    .addOption(forceOption())
     .action(async (options: DecideOptions) => run(options, io));
   withExamples(command, [
     'rl-adv decide --spec gs1-vs-grpo.spec.json --treatment gs1.jsonl --baseline grpo.jsonl',

@@ -5,11 +5,11 @@ import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../st
 import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { num, plural, signed, table } from '../format.js';
-import { writeText } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { shippedSpecPath, specOption } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
 
 interface PlanOptions {
@@ -20,6 +20,7 @@ interface PlanOptions {
   method?: string;
   json?: boolean;
   html?: string;
+  force?: boolean;
 }
 
 /** The `--json` form, snake_case: the Hoeffding plan's keys, then `power` (null when no criterion compares 0/1 outcomes). */
@@ -169,7 +170,7 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.html !== undefined) {
     if (power === null) throw new CliUsageError('--html: no criterion compares 0/1 outcomes, so there is no power chart to draw');
     const subtitle = `criterion ${power.criterion}, n = ${n}, alpha = ${rule.alpha}, discordance ${num(discordance.value)} (${discordance.source})`;
-    await writeText(options.html, await powerPage(power.power, power.margin, subtitle), io, '--html');
+    await writeOutput(options.html, await powerPage(power.power, power.margin, subtitle), io, '--html', options.force === true);
   }
   if (options.json === true) {
     io.stdout.write(JSON.stringify(planJson(plan, power), null, 2) + '\n');
@@ -192,13 +193,16 @@ export function register(program: Command, io: CliIo): void {
         'differences -0.05..+0.05 and the n for 80% power at a true difference of 0, exact over the paired counts ' +
         "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so).",
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
+    .addOption(specOption())
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))
     .option('--discordance <d>', 'D, the share of items the two arms disagree on, in (0, 1] (default 0.2, assumed)', discordanceOption)
-    .option('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', pilotOption)
+    .addOption(
+      inputOption('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', (v) => v as string[]).argParser(pilotOption),
+    )
     .addOption(new Option('--method <name>', 'the power of this method only (default: all three)').choices(DECISION_METHOD_NAMES))
     .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
-    .option('--html <file>', 'also write the power chart as a self-contained HTML page')
+    .addOption(outputOption('--html <file>', 'also write the power chart as a self-contained HTML page'))
+    .addOption(forceOption())
     .action(async (options: PlanOptions) => run(options, io));
   withExamples(command, [
     'rl-adv plan --spec gs1-vs-grpo.spec.json',

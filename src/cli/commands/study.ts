@@ -16,7 +16,7 @@ import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '..
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { SHIPPED_SPEC, shippedSpecPath, specOption } from '../shipped-spec.js';
 import { TUNING_TASKS } from '../../study/summary.js';
 import { registerRevise } from './study-revise.js';
 import { couplingOption, questionSetOption } from './study-options.js';
@@ -162,7 +162,7 @@ export function register(program: Command, io: CliIo): void {
         'relaxed), 2 for bad input. --tune-kernel adds the tuning phase (a kernel tuned on train tasks the study\n' +
         'does not otherwise use); `rl-adv study revise` writes the revised spec that adopts it.',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
+    .addOption(specOption(`the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`))
     .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
     .option('--backend <name>', 'sim (a simulation), tinker, or trl (real training with TRL; docs/trl.md)', 'sim')
     .option('--python <path>', 'trl: the Python with the rl-advantages package and TRL (default: $RL_ADV_PYTHON, else python3)')

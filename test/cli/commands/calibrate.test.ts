@@ -121,7 +121,8 @@ describe('rl-adv calibrate', () => {
     cases.push([['--input', mixed, '--batch-size', '2'], /mixed\.jsonl:1: tasks mix single-rollout and multi-rollout tasks/]);
     cases.push([['--input', inputFile, '--batch-size', '64'], /^rl-adv: --batch-size 64 exceeds the number of tasks \(40\) in .*calibration\.jsonl; a batch holds B distinct tasks, so give --batch-size 40 or less, or more tasks\n$/]);
     cases.push([['--input', inputFile, '--batch-size', '1'], /option '--batch-size <n>' argument '1' is invalid\. must be an integer >= 2/]);
-    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx" has temperature "x"/]);
+    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx": temperature "x" is not a decimal number in canonical form .*; write tfidf_kernel_loo_T<temperature>, e.g. tfidf_kernel_loo_T0.1$/m]);
+    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_T01'], /--estimators tfidf_kernel_loo_T01: .*; write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0.1$/m]);
     cases.push([['--input', inputFile, '--estimators', 'group_mean'], /--estimators: estimator "group_mean" cannot be calibrated/]);
     cases.push([['--input', inputFile, '--reference', 'rloo'], /--reference: reference "rloo" cannot be calibrated/]);
     cases.push([['--input', inputFile, '--bootstrap', '200'], /--bootstrap: the percentile bootstrap was removed/]);

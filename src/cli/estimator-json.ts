@@ -1,0 +1,48 @@
+// --estimator NAME or --estimator-json '{"name": ..., parameters in snake_case}': one estimator spec for a command.
+import { Option, type Command } from 'commander';
+import { RlAdvantagesError } from '../errors.js';
+import { specFromWire, wireMessage } from '../estimators/catalogue-json.js';
+import { CliUsageError } from './core.js';
+import type { CliEstimatorSpec } from './estimator.js';
+
+/** Adds `--estimator-json <json>` (excludes `--estimator`). */
+export function addEstimatorJsonOption(command: Command): Command {
+  return command.addOption(
+    new Option('--estimator-json <json>', 'the estimator as JSON, {"name": ..., parameters in snake_case} (instead of --estimator)').conflicts('estimator'),
+  );
+}
+
+/**
+ * The estimator spec of `--estimator` or `--estimator-json` (one is required). A spec's keys become the library's
+ * camelCase ones.
+ *
+ * @throws {CliUsageError} when neither or bad JSON is given.
+ */
+export function estimatorSpecOf(options: { estimator?: string; estimatorJson?: string }): CliEstimatorSpec {
+  if (options.estimatorJson !== undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(options.estimatorJson);
+    } catch (error) {
+      throw new CliUsageError(`--estimator-json: not valid JSON (${(error as Error).message}); give e.g. '{"name": "tfidf_kernel_loo", "temperature": 0.1}'`);
+    }
+    try {
+      return specFromWire(value, '--estimator-json');
+    } catch (error) {
+      if (error instanceof RlAdvantagesError) throw new CliUsageError(error.message.startsWith('--estimator-json') ? error.message : `--estimator-json: ${error.message}`);
+      throw error;
+    }
+  }
+  if (options.estimator === undefined) throw new CliUsageError("required option '--estimator <name>' (or --estimator-json <json>) not specified");
+  return options.estimator;
+}
+
+/** The flag the user gave, for messages: `--estimator NAME` or `--estimator-json`. */
+export function estimatorLabel(spec: CliEstimatorSpec): string {
+  return typeof spec === 'string' ? `--estimator ${spec}` : '--estimator-json';
+}
+
+/** A library message as the user typed the spec: snake_case names for --estimator-json. */
+export function estimatorMessage(spec: CliEstimatorSpec, message: string): string {
+  return typeof spec === 'string' ? message : wireMessage(message);
+}

@@ -1,0 +1,73 @@
+// rl-adv estimators and serve's describe: the catalogue as JSON, equal to the library's catalogueJson(); estimator
+// specs as JSON (--estimator-json, serve's "estimator" object); unknown fields refused with the closest name.
+import { describe, expect, it } from 'vitest';
+import { catalogueJson } from '../../../src/estimators/catalogue-json.js';
+import { createEstimator } from '../../../src/estimators/registry.js';
+import { parseLines, rlAdv, tempDir, writeJsonl } from '../run.js';
+
+const dir = tempDir();
+
+describe('rl-adv estimators', () => {
+  it('--json prints catalogueJson(); the table lists every estimator with its short form', () => {
+    const json = rlAdv(['estimators', '--json']);
+    expect([json.code, json.stderr]).toEqual([0, '']);
+    expect(JSON.parse(json.stdout)).toEqual(catalogueJson());
+    const text = rlAdv(['estimators']);
+    expect(text.code).toBe(0);
+    for (const e of catalogueJson().estimators) expect(text.stdout).toContain(e.short_form === null ? `\n${e.name} ` : `\n${e.name} | ${e.short_form} `);
+    expect(text.stdout).toMatch(/^16 estimators \(rl-advantages \d+\.\d+\.\d+\)/);
+    expect(text.stdout).toMatch(/\ntfidf_kernel_loo \| tfidf_kernel_loo_T<temperature> +kernel +prompts +vectorizer +temperature \(required\)\n/);
+  });
+});
+
+describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
+  it('answers describe with the catalogue, an estimator object as its name, and refuses unknown fields', () => {
+    const rewards = [1, 0, 1, 1];
+    const groupIds = [0, 0, 1, 1];
+    const requests = [
+      { id: 1, op: 'describe' },
+      { id: 2, estimator: { name: 'group_mean_std', std_floor: 0.5 }, rewards, group_ids: groupIds },
+      { id: 3, estimator: 'group_mean', rewards, group_ids: groupIds, normalise: 'batch' },
+      { id: 4, estimator: { name: 'tfidf_kernel_loo_T01' }, rewards, prompts: ['a', 'b', 'c', 'd'] },
+      { id: 5, op: 'describes' },
+      { id: 6, estimator: { name: 'group_mean_std', epsilon: 0.1 }, rewards, group_ids: groupIds, epsilon: 0.2 },
+      { id: 7, estimator: 'group_mean', rewards, group_ids: groupIds, normalize: 'batch' },
+      { id: 8, estimator: { name: 'group_mean', stdFloor: 1 }, rewards, group_ids: groupIds },
+    ];
+    const run = rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const responses = parseLines(run.stdout) as Record<string, unknown>[];
+    expect(responses[0]).toEqual({ id: 1, ...catalogueJson() });
+    const library = createEstimator({ name: 'group_mean_std', stdFloor: 0.5 }).compute({ rewards, groupIds });
+    expect(responses[1]).toMatchObject({ id: 2, estimator: 'group_mean_std', advantages: Array.from(library.advantages) });
+    expect(responses[2]).toEqual({
+      id: 3,
+      error: { code: 'unknown_field', field: 'normalise', message: 'unknown field "normalise" (did you mean "normalize"?); group_mean\'s options: normalize, epsilon, std_floor' },
+    });
+    expect(responses[3]).toMatchObject({ id: 4, error: { code: 'bad_name', message: expect.stringMatching(/write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0\.1$/) } });
+    expect(responses[4]).toEqual({ id: 5, error: { code: 'unknown_op', field: 'op', message: 'unknown op "describes" (did you mean "describe"?); ops: describe (an estimator request has no "op")' } });
+    expect(responses[5]).toMatchObject({ id: 6, error: { code: 'conflicting_option', field: 'epsilon', message: 'epsilon is given twice: 0.1 in the spec and 0.2 in the options' } });
+    const batchNormalised = createEstimator('group_mean', { normalize: 'batch' }).compute({ rewards, groupIds });
+    expect(responses[6]).toMatchObject({ id: 7, estimator: 'group_mean', advantages: Array.from(batchNormalised.advantages) });
+    expect(responses[7]).toMatchObject({ id: 8, error: { code: 'unknown_option', message: 'estimator: option names are snake_case: write "std_floor"', field: 'std_floor' } });
+  });
+});
+
+describe('rl-adv advantages --estimator-json', () => {
+  it('takes the wire spec and gives what --estimator and the options flags give', () => {
+    const input = writeJsonl(dir, 'rollouts.jsonl', [1, 0, 1, 1, 0, 0].map((reward, i) => ({ reward, group: i >> 1 })));
+    const json = rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_floor": 0.5}', '--input', input]);
+    const flags = rlAdv(['advantages', '--estimator', 'group_mean_std', '--std-floor', '0.5', '--input', input]);
+    expect(json.code).toBe(0);
+    expect(json.stdout).toBe(flags.stdout);
+    const unknown = rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_flor": 0.5}', '--input', input]);
+    expect([unknown.code, unknown.stderr]).toEqual([2, 'rl-adv: --estimator-json: std_flor is not an option of group_mean_std (did you mean "std_floor"?); its options: epsilon, std_floor\n']);
+    const badJson = rlAdv(['advantages', '--estimator-json', '{"name": ', '--input', input]);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toMatch(/^rl-adv: --estimator-json: not valid JSON/);
+    const both = rlAdv(['advantages', '--estimator', 'group_mean', '--estimator-json', '{"name": "group_mean"}', '--input', input]);
+    expect(both.code).toBe(2);
+    const neither = rlAdv(['advantages', '--input', input]);
+    expect([neither.code, neither.stderr]).toEqual([2, "rl-adv: required option '--estimator <name>' (or --estimator-json <json>) not specified\n"]);
+  });
+});
