@@ -100,7 +100,8 @@ def cmd_preflight(settings: Settings, args: argparse.Namespace) -> int:
     corpus = [item.question for item in load_gsm8k(args.data_dir, "train")]
     with open_server(args) as server:
         report = run_preflight(settings, source, read_items(args.tasks), corpus, server, make_trainer_factory(settings, source, server, args.run_dir))
-    pre = os.path.join(init_dir(args.run_dir), "pretrain.json")
+    # The small world's pre-training report: RUN/trl/init's, or that of a --model folder pre-trained by an earlier run.
+    pre = os.path.join(source if args.model else init_dir(args.run_dir), "pretrain.json")
     if settings.world and os.path.exists(pre):
         with open(pre, encoding="utf-8") as handle:
             report["pretrain"] = json.load(handle)
