@@ -32,6 +32,7 @@ export {
 export { looBatchMean } from './estimators/loo-batch-mean.js';
 export { maxrl, type MaxrlOptions } from './estimators/maxrl.js';
 export { normalized } from './estimators/normalized.js';
+export { RunningNormalization, type RunningNormalizationJSON } from './estimators/normalization/stateful.js';
 export { gdpo, type GdpoFlavour, type GdpoOptions } from './estimators/gdpo.js';
 export type { GroupMeanOptions } from './estimators/group.js';
 export type { GroupBaselineOptions } from './estimators/outcome-baselines.js';

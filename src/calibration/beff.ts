@@ -56,7 +56,8 @@ export interface CalibrateBeffOptions {
   vectorizer?: TfidfVectorizer;
   /**
    * Loaded kernel files by estimator name: an estimator named `kernel:PATH` (or any name listed here) is scored with
-   * the kernel given for it (docs/method.md section 2.4). See `loadKernel` and `resolveKernelEstimatorName`.
+   * the kernel given for it (docs/method.md section 2.4); a `kernel:PATH` not listed is read relative to the current
+   * directory. See `loadKernel` and `resolveKernelEstimatorName`.
    */
   kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */

@@ -12,6 +12,7 @@ import { kernelBaselineFunction, DENSE_TASK_LIMIT } from '../kernels/engine.js';
 import { bucketEmbedding } from '../kernels/families/references.js';
 import { tfidfEmbedding } from '../kernels/families/tfidf.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
+import { resolveKernelEstimatorName } from '../kernels/resolve.js';
 import type { Embedding } from '../kernels/weights.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 
@@ -67,7 +68,8 @@ export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
  *
  * @param denseLimit - up to this many tasks, the K x K energy table is kept (tests lower it to reach the
  *   per-batch path).
- * @param kernels - loaded kernel files by estimator name (`kernel:PATH`), docs/method.md section 2.4.
+ * @param kernels - loaded kernel files by estimator name (`kernel:PATH`), docs/method.md section 2.4; a
+ *   `kernel:PATH` not among them is read relative to the current directory.
  * @throws {@link RlAdvantagesError} for an unknown name, a kernel without a vectorizer, or an
  *   estimator that cannot be calibrated (group estimators need several rollouts of one task per batch).
  */
@@ -80,7 +82,10 @@ export function createBaselineEngine(
   kernels: Readonly<Record<string, LoadedKernel>> = {},
 ): BaselineEngine {
   if (Object.hasOwn(kernels, name)) return kernelEngine(name, (kernels[name] as LoadedKernel).embed(prompts), denseLimit);
-  if (name.startsWith('kernel:') || name === 'kernel_file') {
+  // kernel:PATH not given loaded: read relative to the current directory, as createEstimator does.
+  const resolved = resolveKernelEstimatorName(name, process.cwd());
+  if (resolved !== null) return kernelEngine(name, resolved.kernel.embed(prompts), denseLimit);
+  if (name === 'kernel_file') {
     throw new RlAdvantagesError(`${field} "${name}" names a kernel file: give the loaded kernel as options.kernels[${JSON.stringify(name)}] (loadKernel)`, {
       code: 'missing_field',
       field: 'kernels',

@@ -1,6 +1,7 @@
 // The sessions of rl-adv serve: stateful estimators (prompt_value) kept across requests under a session id, with
 // their checkpoints (`{"op": "state_dict"}`) and restores (`{"op": "load_state_dict"}`), bit for bit.
 import { RlAdvantagesError } from '../errors.js';
+import { RunningNormalization, type RunningNormalizationJSON } from '../estimators/normalization/stateful.js';
 import { PromptValueEstimator, type PromptValueJSON, type StatefulEstimator } from '../estimators/prompt-value.js';
 import type { Batch, EstimatorResult } from '../estimators/types.js';
 import { describe } from '../internal/validate.js';
@@ -19,7 +20,7 @@ export function sessionId(value: unknown, what: string): string {
 }
 
 /** What makes two stateful estimators the same for a session: the canonical name and every option. */
-function identity(state: PromptValueJSON): string {
+function identity(state: { readonly name: string; readonly options: unknown }): string {
   return JSON.stringify([state.name, state.options]);
 }
 
@@ -87,7 +88,7 @@ export class ServeSessions {
    *
    * @throws {@link RlAdvantagesError} `unknown_session`.
    */
-  stateDict(id: string): { session: string; estimator: string; state: PromptValueJSON } {
+  stateDict(id: string): { session: string; estimator: string; state: PromptValueJSON | RunningNormalizationJSON } {
     const entry = this.#sessions.get(id);
     if (entry === undefined) {
       throw new RlAdvantagesError(`no session ${JSON.stringify(id)} on this server (sessions: ${this.#sessions.size}); a session starts with its first request`, {
@@ -109,10 +110,13 @@ export class ServeSessions {
    */
   loadStateDict(id: string, create: CreateStateful, explicitOptions: boolean, state: unknown, vectorizer: TfidfVectorizer | undefined): void {
     const fresh = create();
-    if (!(fresh instanceof PromptValueEstimator)) {
+    if (!(fresh instanceof PromptValueEstimator) && !(fresh instanceof RunningNormalization)) {
       throw new RlAdvantagesError(`${fresh.name} is a user-defined stateful estimator, which has no load_state_dict`, { code: 'not_restorable', field: 'estimator' });
     }
-    const restored = PromptValueEstimator.fromJSON(state as PromptValueJSON, vectorizer === undefined ? {} : { vectorizer });
+    const restored =
+      fresh instanceof RunningNormalization
+        ? RunningNormalization.fromJSON(state)
+        : PromptValueEstimator.fromJSON(state as PromptValueJSON, vectorizer === undefined ? {} : { vectorizer });
     const saved = restored.toJSON();
     const wanted = fresh.toJSON();
     if (saved.name !== wanted.name || (explicitOptions && identity(saved) !== identity(wanted))) {

@@ -5,6 +5,7 @@ import { runMasked } from '../internal/mask.js';
 import { kernelPrior, parsePriorName } from '../internal/prompt-prior.js';
 import { describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
+import type { RunningNormalizationJSON } from './normalization/stateful.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link PromptValueEstimator}. */
@@ -38,8 +39,8 @@ export interface StatefulEstimator {
   compute(batch: Batch): EstimatorResult;
   /** Takes the step's rewards into the state (masked rollouts are skipped). */
   update(batch: Batch): void;
-  /** A checkpoint: a {@link PromptValueJSON} for `prompt_value`, `{mean, variance, count}` for `roll_running`. */
-  toJSON(): PromptValueJSON | { readonly mean: number; readonly variance: number; readonly count: number };
+  /** A checkpoint: a {@link PromptValueJSON} for `prompt_value`, a `RunningNormalizationJSON` for `roll_running`. */
+  toJSON(): PromptValueJSON | RunningNormalizationJSON;
 }
 
 function fail(field: string, message: string): never {

@@ -10,6 +10,7 @@ import {
   NORMALIZATION_PRESET_NAMES,
   normalizationPreset,
   normalized,
+  RunningNormalization,
 } from '../../src/index.js';
 
 const batch = { rewards: [1, 0, 0.5, 0.25, 1, 1, 0, 0.75], groupIds: [0, 0, 0, 0, 1, 1, 1, 1], lengths: [3, 1, 4, 1, 5, 9, 2, 6] };
@@ -57,5 +58,20 @@ describe('normalisation in the catalogue', () => {
 
   it('normalized refuses a running centre (one-step), naming the field', () => {
     expect(() => createEstimator({ name: 'normalized', centre: 'running' }).compute(batch)).toThrow(/roll_running/);
+  });
+});
+
+describe('roll_running checkpoints', () => {
+  it('toJSON / RunningNormalization.fromJSON resume bit for bit through JSON, and a bad checkpoint names its field', () => {
+    const a = createStatefulEstimator('roll_running');
+    a.update({ rewards: [1, 0, 0.5] });
+    const b = RunningNormalization.fromJSON(JSON.parse(JSON.stringify(a.toJSON())));
+    const next = { rewards: [0.2, 0.9, 0.4] };
+    expect(Array.from(b.compute(next).advantages)).toEqual(Array.from(a.compute(next).advantages));
+    a.update(next);
+    b.update(next);
+    expect(b.toJSON()).toEqual(a.toJSON());
+    expect(() => RunningNormalization.fromJSON({ ...a.toJSON(), variance: -1 })).toThrow(/state.variance/);
+    expect(() => RunningNormalization.fromJSON({ ...a.toJSON(), format: 'x' })).toThrow(/state.format/);
   });
 });

@@ -8,6 +8,7 @@ import {
   createStatefulEstimator,
   ESTIMATOR_BASE_NAMES,
   gdpo,
+  isStatefulEstimator,
   loadKernel,
   maxrl,
   NORMALIZATION_PRESET_NAMES,
@@ -49,7 +50,7 @@ const batches = fc
   });
 
 /** Every named estimator, each as it is created by name (passk needs binary rewards, so it is run on their sign). */
-const NAMES = ESTIMATOR_BASE_NAMES.filter((n) => n !== 'prompt_value').map((n) => (n === 'tfidf_kernel_loo' ? 'tfidf_kernel_loo_T0.1' : n === 'kernel_loo' ? 'kernel_loo_T0.1' : n === 'passk' ? 'passk_k2' : n));
+const NAMES = ESTIMATOR_BASE_NAMES.filter((n) => !isStatefulEstimator(n)).map((n) => (n === 'tfidf_kernel_loo' ? 'tfidf_kernel_loo_T0.1' : n === 'kernel_loo' ? 'kernel_loo_T0.1' : n === 'passk' ? 'passk_k2' : n));
 
 function finite(result: EstimatorResult): boolean {
   return result.advantages.every(Number.isFinite) && result.baselines.every(Number.isFinite) && result.looMean.every(Number.isFinite);
@@ -66,6 +67,9 @@ function runAll(batch: Rows): Record<string, EstimatorResult> {
   out.prompt_value = stateful.compute(batch);
   stateful.update(batch);
   out.prompt_value_after_update = stateful.compute(batch);
+  const running = createStatefulEstimator('roll_running');
+  running.update(batch);
+  out.roll_running = running.compute(batch);
   out.maxrl = maxrl(batch);
   for (const flavour of ['verl', 'trl', 'nemo'] as const) out[`gdpo_${flavour}`] = gdpo(batch, { flavour });
   return out;

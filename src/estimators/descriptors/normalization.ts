@@ -2,16 +2,13 @@
 // every option a parameter), one descriptor per framework preset (the same parameters, the preset's defaults),
 // `roll_running` (stateful), and the estimators `maxrl` and `gdpo`.
 import { RlAdvantagesError } from '../../errors.js';
-import type { Batch, EstimatorResult } from '../types.js';
 import type { EstimatorDescriptor, EstimatorParams, ParameterDescriptor } from '../descriptor.js';
 import { gdpo, type GdpoOptions } from '../gdpo.js';
 import { maxrl, type MaxrlOptions } from '../maxrl.js';
 import { normalized } from '../normalized.js';
 import { NORMALIZATION_PRESETS, type NormalizationPreset } from '../normalization/presets.js';
-import { INITIAL_RUNNING_STATE, readRunningState, type RunningState } from '../normalization/running.js';
+import { RunningNormalization } from '../normalization/stateful.js';
 import { DEFAULT_NORMALIZATION, NORMALIZATION_CHOICES, readNormalization, type NormalizationSpec } from '../normalization/spec.js';
-import { normalizeWith } from '../normalization/step.js';
-import type { StatefulEstimator } from '../prompt-value.js';
 
 const DESCRIPTIONS: Record<keyof typeof DEFAULT_NORMALIZATION, string> = {
   centre: "what is subtracted: the group's mean, the batch's, the running mean (ROLL), or nothing",
@@ -62,30 +59,6 @@ function refuseRunning(spec: NormalizationSpec, name: string): NormalizationSpec
     });
   }
   return spec;
-}
-
-/** The running normalisation as a stateful estimator: compute(batch) uses the moments merged with the batch (ROLL's order) without keeping them; update(batch) keeps them. */
-class RunningNormalization implements StatefulEstimator {
-  #state: RunningState = INITIAL_RUNNING_STATE;
-  constructor(
-    readonly name: string,
-    private readonly spec: NormalizationSpec,
-  ) {}
-  compute(batch: Batch): EstimatorResult {
-    return normalized(batch, this.spec, this.#state);
-  }
-  update(batch: Batch): void {
-    const mask = batch.mask;
-    const values = Array.from(batch.rewards as ArrayLike<number>);
-    const result = normalizeWith({ values, ...(mask === undefined ? {} : { mask }) }, readNormalization({ ...this.spec, centre: 'running', scale: 'running', singleton: 'zero', zeroVariance: 'keep' }), this.#state);
-    if (result.state !== undefined) this.#state = result.state;
-  }
-  toJSON(): { mean: number; variance: number; count: number } {
-    return { ...this.#state };
-  }
-  loadStateDict(state: unknown): void {
-    this.#state = readRunningState(state);
-  }
 }
 
 function presetDescriptor(p: NormalizationPreset): EstimatorDescriptor {

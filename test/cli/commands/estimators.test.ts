@@ -51,7 +51,7 @@ describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
       error: { code: 'unknown_field', field: 'normalise', message: 'unknown field "normalise" (did you mean "normalize"?); group_mean\'s options: normalize, epsilon, std_floor' },
     });
     expect(responses[3]).toMatchObject({ id: 4, error: { code: 'bad_name', message: expect.stringMatching(/write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0\.1$/) } });
-    expect(responses[4]).toEqual({ id: 5, error: { code: 'unknown_op', field: 'op', message: 'unknown op "describes" (did you mean "describe"?); ops: describe (an estimator request has no "op")' } });
+    expect(responses[4]).toEqual({ id: 5, error: { code: 'unknown_op', field: 'op', message: 'unknown op "describes" (did you mean "describe"?); ops: describe, state_dict, load_state_dict (an estimator request has no "op")' } });
     expect(responses[5]).toMatchObject({ id: 6, error: { code: 'conflicting_option', field: 'epsilon', message: 'epsilon is given twice: 0.1 in the spec and 0.2 in the options' } });
     const batchNormalised = createEstimator('group_mean', { normalize: 'batch' }).compute({ rewards, groupIds });
     expect(responses[6]).toMatchObject({ id: 7, estimator: 'group_mean', advantages: Array.from(batchNormalised.advantages) });
@@ -73,6 +73,13 @@ describe('rl-adv advantages --estimator-json', () => {
     expect(badJson.stderr).toMatch(/^rl-adv: --estimator-json: not valid JSON/);
     const both = rlAdv(['advantages', '--estimator', 'group_mean', '--estimator-json', '{"name": "group_mean"}', '--input', input]);
     expect(both.code).toBe(2);
+    const notTaken = rlAdv(['advantages', '--estimator', 'group_mean', '--singleton', 'zero', '--input', input]);
+    expect([notTaken.code, notTaken.stderr]).toEqual([2, 'rl-adv: --singleton: singleton is not an option of group_mean; its options: normalize, epsilon, std_floor\n']);
+    const strict = rlAdv(['advantages', '--estimator', 'kernel_loo_T1e-1', '--input', input]);
+    expect([strict.code, strict.stderr]).toEqual([
+      2,
+      'rl-adv: --estimator kernel_loo_T1e-1: estimator "kernel_loo_T1e-1": temperature "1e-1" is not a decimal number in canonical form (no exponent, sign, leading or trailing zero); write kernel_loo_T0.1\n',
+    ]);
     const neither = rlAdv(['advantages', '--input', input]);
     expect([neither.code, neither.stderr]).toEqual([2, "rl-adv: required option '--estimator <name>' (or --estimator-json <json>) not specified\n"]);
   });
