@@ -6,6 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import {
   createEstimator,
   createStatefulEstimator,
+  isStatefulEstimator,
   ESTIMATOR_BASE_NAMES,
   gdpo,
   loadKernel,
@@ -49,7 +50,7 @@ const batches = fc
   });
 
 /** Every named estimator, each as it is created by name (passk needs binary rewards, so it is run on their sign). */
-const NAMES = ESTIMATOR_BASE_NAMES.filter((n) => n !== 'prompt_value').map((n) => (n === 'tfidf_kernel_loo' ? 'tfidf_kernel_loo_T0.1' : n === 'kernel_loo' ? 'kernel_loo_T0.1' : n === 'passk' ? 'passk_k2' : n));
+const NAMES = ESTIMATOR_BASE_NAMES.filter((n) => !isStatefulEstimator(n)).map((n) => (n === 'tfidf_kernel_loo' ? 'tfidf_kernel_loo_T0.1' : n === 'kernel_loo' ? 'kernel_loo_T0.1' : n === 'passk' ? 'passk_k2' : n));
 
 function finite(result: EstimatorResult): boolean {
   return result.advantages.every(Number.isFinite) && result.baselines.every(Number.isFinite) && result.looMean.every(Number.isFinite);

@@ -20,7 +20,7 @@ describe('createEstimator', () => {
   it('refuses an unknown name given as a string at run time, listing the known ones', () => {
     const name = (n: string): string => n; // a name known only at run time, e.g. read from a spec
     expect(() => createEstimator(name('grpo'))).toThrow(RlAdvantagesError);
-    expect(() => createEstimator(name('grpo'))).toThrow(/unknown estimator "grpo" \(did you mean "opo"\?\); known estimators: group_mean, group_mean_std, rloo, loo_batch_mean/);
+    expect(() => createEstimator(name('grpo'))).toThrow(/unknown estimator "grpo" \(did you mean "gdpo"\?\); known estimators: group_mean, group_mean_std, rloo, loo_batch_mean/);
     expect(() => createEstimator(name('tfidf_kernel_loo'))).toThrow(/estimator "tfidf_kernel_loo" needs temperature \(a finite number > 0\): write tfidf_kernel_loo_T<temperature>/);
     expect(() => createEstimator(name('group_mean_T0.1'))).toThrow(/unknown estimator/);
   });

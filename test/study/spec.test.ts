@@ -262,7 +262,7 @@ describe('parseArms', () => {
     expect(problemsOf(() => parseArms([{ name: 'a', advantage: { name: 'group_mean', normalise: 'batch' } }, { name: 'b', advantage: 'tfidf_kernel_loo_T01' }]))).toEqual([
       {
         path: 'arms[0].advantage',
-        message: 'must be an estimator of docs/method.md section 2 as {"name", parameters in snake_case}: normalise is not an option of group_mean (did you mean "normalize"?); its options: normalize, epsilon, std_floor',
+        message: 'must be an estimator of docs/method.md section 2 as {"name", parameters in snake_case}: normalise is not an option of group_mean (did you mean "normalize"?); its options: normalize, epsilon, std_floor, singleton',
       },
       {
         path: 'arms[1].advantage',
