@@ -6,7 +6,6 @@ import { fc, test } from '@fast-check/vitest';
 import {
   createEstimator,
   createStatefulEstimator,
-  isStatefulEstimator,
   ESTIMATOR_BASE_NAMES,
   gdpo,
   isStatefulEstimator,
