@@ -34,12 +34,12 @@ describe('study reports', () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 
-  it('rl-adv report RUN_DIR rebuilds report.md and report.html bit for bit from the artifacts', () => {
+  it('rl-adv report RUN_DIR rebuilds report.md and report.html bit for bit from the artifacts', async () => {
     for (const dir of [failed, decided]) {
       const before = ['report.md', 'report.html'].map((f) => readFileSync(path.join(dir, f)));
       rmSync(path.join(dir, 'report.md'));
       rmSync(path.join(dir, 'report.html'));
-      const run = rlAdv(['report', dir]);
+      const run = await rlAdv(['report', dir]);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(`wrote ${path.join(dir, 'report.md')}\nwrote ${path.join(dir, 'report.html')}\n`);
@@ -91,7 +91,7 @@ describe('study reports', () => {
 
   it('refuses a folder that is not a study run (exit 2, names the folder), and a run missing a file summary.json names', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'rl-adv-report-empty-'));
-    const run = rlAdv(['report', empty]);
+    const run = await rlAdv(['report', empty]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${empty}: no summary.json here, so it is not a study run folder`);
     rmSync(path.join(decided, 'eval', Object.keys(readStudyArtifacts(decided).summary.eval ?? {})[0] + '.jsonl'));
