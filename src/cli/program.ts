@@ -1,12 +1,10 @@
 // The rl-adv command line, built as a commander program that tests can run in-process or as a
 // subprocess. Commands live one per module in ./commands and register themselves through
-// ./commands/index.ts.
-import { Command, CommanderError } from 'commander';
-import { RlAdvantagesError } from '../errors.js';
-import { VERSION } from '../version.js';
+// ./commands/index.ts; ./run.ts builds and runs the program.
+import type { Command } from 'commander';
 import { registerCommands } from './commands/index.js';
-import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
-import { ThreadsWarning } from './threads-warning.js';
+import type { CliIo } from './core.js';
+import { buildProgramWith, runCliWith } from './run.js';
 
 export { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from './core.js';
 
@@ -20,30 +18,7 @@ export { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from './
  * ```
  */
 export function buildProgram(io: CliIo): Command {
-  const program = new Command('rl-adv')
-    .description(
-      'Advantage estimators for RL post-training (GRPO group mean, leave-one-out, GS1 TF-IDF kernel), ' +
-        'B_eff calibration, the activation gate and the paired Hoeffding decision.',
-    )
-    .version(VERSION, '-V, --version', 'print the rl-advantages version')
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-      // Commander says "error: ..."; every rl-adv message starts "rl-adv: ".
-      outputError: (text, write) => write(text.replace(/^error: /, 'rl-adv: ')),
-    })
-    .exitOverride()
-    // Options are read by the command they follow, so `study --spec` and `study revise --spec` do not clash.
-    .enablePositionalOptions()
-    .configureHelp(HELP_CONFIGURATION)
-    .showHelpAfterError('(run rl-adv --help for usage)')
-    .addHelpText(
-      'after',
-      `\nExample:\n${formatExample('rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl')}\n\n` +
-        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
-    );
-  registerCommands(program, io);
-  return program;
+  return buildProgramWith(io, registerCommands);
 }
 
 /**
@@ -52,27 +27,5 @@ export function buildProgram(io: CliIo): Command {
  * `rl-adv: <message>` on stderr, never a stack trace; anything else is a bug and is rethrown.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
-  const threads = new ThreadsWarning(io.stderr);
-  program.hook('preAction', () => threads.start());
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-    return EXIT_CODES.ok;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version exit through here with code 0; commander has printed its message.
-      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
-    }
-    if (error instanceof CliExit) {
-      if (!error.silent) io.stderr.write(`rl-adv: ${error.message}\n`);
-      return error.exitCode;
-    }
-    if (error instanceof CliUsageError || error instanceof RlAdvantagesError) {
-      io.stderr.write(`rl-adv: ${error.message}\n`);
-      return EXIT_CODES.usage;
-    }
-    throw error;
-  } finally {
-    threads.stop();
-  }
+  return runCliWith(argv, io, registerCommands);
 }

@@ -1,5 +1,5 @@
 // A criterion's range and extremes, and whether it compares 0/1 outcomes (docs/method.md section 5.1).
-import type { DecisionCriterion } from '../study/spec.js';
+import type { DecisionCriterion } from './decision-rule.js';
 
 /**
  * R = (|w_t| + |w_b|) * (hi - lo): the width of the range d_i = w_t * y_t + w_b * y_b lies in when both y are in

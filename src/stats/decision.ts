@@ -1,6 +1,6 @@
 // The paired decision of a study with its decision_rule (docs/method.md section 5).
 import { RlAdvantagesError } from '../errors.js';
-import { parseDecisionRule, type DecisionRule } from '../study/spec.js';
+import { parseDecisionRule, type DecisionRule } from './decision-rule.js';
 import { criterionRange, isBinaryDifference } from './criteria.js';
 import { criterionDifferences, pairItems, type PairedItem } from './items.js';
 import type { DecisionMethodName } from './method-names.js';

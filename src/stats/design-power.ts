@@ -1,7 +1,7 @@
 // What a design can conclude: the power of a decision rule's criterion for 0/1 outcomes (docs/method.md section 5.6),
 // shared by `rl-adv plan`, the study's summary and its report.
 import { RlAdvantagesError } from '../errors.js';
-import { parseDecisionRule, type DecisionRule } from '../study/spec.js';
+import { parseDecisionRule, type DecisionRule } from './decision-rule.js';
 import { isAccuracyDifference } from './criteria.js';
 import { DECISION_METHOD_NAMES, type DecisionMethodName } from './method-names.js';
 import { decisionMethod } from './methods.js';

@@ -1,7 +1,7 @@
 // Pairing two arms' items by item_id and reading a criterion's paired differences (docs/method.md section 5.1).
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
-import type { DecisionCriterion } from '../study/spec.js';
+import type { DecisionCriterion } from './decision-rule.js';
 
 /**
  * One item of one arm's evaluation, paired across arms by `item_id`. Give exactly one of:

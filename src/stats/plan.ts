@@ -1,6 +1,6 @@
 // Planning a decision before training: the Hoeffding thresholds per criterion (docs/method.md section 5.2).
 import { checkPositiveInteger } from '../internal/validate.js';
-import { parseDecisionRule, type DecisionCriterion } from '../study/spec.js';
+import { parseDecisionRule, type DecisionCriterion } from './decision-rule.js';
 import { criterionRange, differenceExtremes } from './criteria.js';
 import { hoeffdingHalfWidth } from './hoeffding.js';
 

@@ -3,11 +3,11 @@
 import { parseEstimatorName } from '../estimators/registry.js';
 import { describe } from '../internal/validate.js';
 
-import { collectDecisionRule, type DecisionRule } from './spec-decision.js';
-import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from './spec-problems.js';
+import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
+import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from '../internal/spec-problems.js';
 
-export { StudySpecError, type SpecProblem } from './spec-problems.js';
-export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './spec-decision.js';
+export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
+export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';
 
 /** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
 export const KERNEL_PREFIX = 'kernel:';

@@ -1,8 +1,9 @@
-// The decision_rule section of a study spec (docs/method.md section 5).
+// The decision_rule section of a study spec, its types and parser (docs/method.md section 5); src/study/spec.ts
+// validates the rest of the spec and imports this.
 import { describe } from '../internal/validate.js';
-import { isBinaryDifference } from '../stats/criteria.js';
-import { DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from '../stats/method-names.js';
-import { finiteNumber, isObject, key, nonEmptyString, Problems } from './spec-problems.js';
+import { isBinaryDifference } from './criteria.js';
+import { DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
+import { finiteNumber, isObject, key, nonEmptyString, Problems } from '../internal/spec-problems.js';
 
 /** A criterion of a decision rule (docs/method.md section 5). */
 export interface DecisionCriterion {

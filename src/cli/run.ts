@@ -1,0 +1,77 @@
+// The program and its runner for a given set of commands: the full `rl-adv` (./program.ts) and the
+// Python package's bundle (src/serve-bundle.ts, a few commands without the report's chart code) share them.
+import { Command, CommanderError } from 'commander';
+import { RlAdvantagesError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
+import { ThreadsWarning } from './threads-warning.js';
+
+/** Registers a set of commands on a program. */
+export type RegisterAll = (program: Command, io: CliIo) => void;
+
+/**
+ * Builds the `rl-adv` program with the commands `registerAll` adds; output goes to `io`.
+ *
+ * @example
+ * ```ts
+ * const program = buildProgramWith({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, registerCommands);
+ * console.log(program.commands.map((c) => c.name()));
+ * ```
+ */
+export function buildProgramWith(io: CliIo, registerAll: RegisterAll): Command {
+  const program = new Command('rl-adv')
+    .description(
+      'Advantage estimators for RL post-training (GRPO group mean, leave-one-out, GS1 TF-IDF kernel), ' +
+        'B_eff calibration, the activation gate and the paired Hoeffding decision.',
+    )
+    .version(VERSION, '-V, --version', 'print the rl-advantages version')
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // Commander says "error: ..."; every rl-adv message starts "rl-adv: ".
+      outputError: (text, write) => write(text.replace(/^error: /, 'rl-adv: ')),
+    })
+    .exitOverride()
+    // Options are read by the command they follow, so `study --spec` and `study revise --spec` do not clash.
+    .enablePositionalOptions()
+    .configureHelp(HELP_CONFIGURATION)
+    .showHelpAfterError('(run rl-adv --help for usage)')
+    .addHelpText(
+      'after',
+      `\nExample:\n${formatExample('rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl')}\n\n` +
+        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
+    );
+  registerAll(program, io);
+  return program;
+}
+
+/**
+ * Runs the command line of the commands `registerAll` adds with `argv` (without the node and script entries) and returns the exit
+ * code: 0 success, 1 a failed gate, 2 bad input or usage. User errors print one line
+ * `rl-adv: <message>` on stderr, never a stack trace; anything else is a bug and is rethrown.
+ */
+export async function runCliWith(argv: readonly string[], io: CliIo, registerAll: RegisterAll): Promise<number> {
+  const program = buildProgramWith(io, registerAll);
+  const threads = new ThreadsWarning(io.stderr);
+  program.hook('preAction', () => threads.start());
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT_CODES.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0; commander has printed its message.
+      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    }
+    if (error instanceof CliExit) {
+      if (!error.silent) io.stderr.write(`rl-adv: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof CliUsageError || error instanceof RlAdvantagesError) {
+      io.stderr.write(`rl-adv: ${error.message}\n`);
+      return EXIT_CODES.usage;
+    }
+    throw error;
+  } finally {
+    threads.stop();
+  }
+}
