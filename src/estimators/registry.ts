@@ -1,7 +1,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, checkTemperature, describe } from '../internal/validate.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
-import { readNormalize } from '../internal/normalize.js';
+import { readNormalize } from './normalize.js';
 import { groupMean, groupMeanStd, rloo } from './group.js';
 import { opo, gpg, remax } from './outcome-baselines.js';
 import { grpoPassk, passk } from './passk.js';

@@ -1,83 +1,5 @@
-// Reading and validating a Batch once, for every estimator.
-import { RlAdvantagesError } from '../errors.js';
-import type { Batch } from '../estimators/types.js';
-import { checkLength, checkStrings, describe, toFiniteFloat64 } from './validate.js';
-
-export interface Groups {
-  /** Dense group index of each rollout, numbered by first appearance. */
-  readonly groupOf: Int32Array;
-  /** Rollout indices of each group, in input order. */
-  readonly members: Int32Array[];
-}
-
-export function readRewards(batch: Batch, minSize: number, estimator: string): Float64Array {
-  if (typeof batch !== 'object' || batch === null) {
-    throw new RlAdvantagesError(`batch must be an object with rewards, got ${describe(batch)}`, {
-      code: 'bad_type',
-      field: 'batch',
-    });
-  }
-  const rewards = toFiniteFloat64('rewards', batch.rewards);
-  if (rewards.length < minSize) {
-    throw new RlAdvantagesError(
-      `rewards has ${rewards.length} rollout${rewards.length === 1 ? '' : 's'}; ${estimator} needs at least ${minSize}` +
-        (minSize >= 2 ? ' (a leave-one-out baseline needs another rollout)' : ''),
-      { code: 'batch_too_small', field: 'rewards' },
-    );
-  }
-  return rewards;
-}
-
-export function readPrompts(batch: Batch, size: number, estimator: string): readonly string[] {
-  if (batch.prompts === undefined) {
-    throw new RlAdvantagesError(`prompts is required: ${estimator} weighs rollouts by prompt similarity`, {
-      code: 'missing_field',
-      field: 'prompts',
-    });
-  }
-  const prompts = checkStrings('prompts', batch.prompts);
-  checkLength('prompts', prompts.length, size);
-  return prompts;
-}
-
-export function readGroups(batch: Batch, size: number, estimator: string): Groups {
-  const ids = batch.groupIds;
-  if (ids === undefined || ids === null) {
-    throw new RlAdvantagesError(`groupIds is required: ${estimator} takes its baseline within each group`, {
-      code: 'missing_field',
-      field: 'groupIds',
-    });
-  }
-  if (typeof ids !== 'object' || typeof ids.length !== 'number') {
-    throw new RlAdvantagesError(`groupIds must be an array of strings or numbers, got ${describe(ids)}`, {
-      code: 'bad_type',
-      field: 'groupIds',
-    });
-  }
-  checkLength('groupIds', ids.length, size);
-  const index = new Map<string | number, number>();
-  const groupOf = new Int32Array(size);
-  const lists: number[][] = [];
-  for (let i = 0; i < size; i++) {
-    const id = ids[i];
-    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) {
-      throw new RlAdvantagesError(`groupIds[${i}] must be a string or a finite number, got ${describe(id)}`, {
-        code: 'bad_type',
-        field: 'groupIds',
-        index: i,
-      });
-    }
-    let g = index.get(id);
-    if (g === undefined) {
-      g = lists.length;
-      index.set(id, g);
-      lists.push([]);
-    }
-    groupOf[i] = g;
-    (lists[g] as number[]).push(i);
-  }
-  return { groupOf, members: lists.map((list) => Int32Array.from(list)) };
-}
+// Leave-one-out sums and means over Float64Arrays: the numerics every estimator and the calibration share.
+// (Reading a Batch is src/estimators/batch.ts.)
 
 /**
  * For each position k of `members`, the sum of rewards[members[j]] over j != k, formed as a
@@ -140,24 +62,6 @@ export function advantagesFrom(rewards: Float64Array, baselines: Float64Array): 
   const out = new Float64Array(rewards.length);
   for (let i = 0; i < rewards.length; i++) out[i] = (rewards[i] as number) - (baselines[i] as number);
   return out;
-}
-
-/** `lengths`, required: one finite length > 0 per rollout. */
-export function readLengths(batch: Batch, size: number, estimator: string): Float64Array {
-  if (batch.lengths === undefined || batch.lengths === null) {
-    throw new RlAdvantagesError(`lengths is required: ${estimator} weighs each rollout by its response length`, {
-      code: 'missing_field',
-      field: 'lengths',
-    });
-  }
-  const lengths = toFiniteFloat64('lengths', batch.lengths);
-  checkLength('lengths', lengths.length, size);
-  lengths.forEach((length, i) => {
-    if (!(length > 0)) {
-      throw new RlAdvantagesError(`lengths[${i}] must be > 0, got ${length}`, { code: 'bad_value', field: 'lengths', index: i });
-    }
-  });
-  return lengths;
 }
 
 /** The mean of rewards[group], exactly the common value when every reward of the group is equal (so A = 0 exactly there). */

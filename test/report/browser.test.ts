@@ -6,7 +6,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { runStudy } from '../../src/study/run.js';
+import { runStudyWithReports } from '../../src/report/write.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { specPath } from '../helpers/paths.js';
@@ -31,7 +31,7 @@ function nonBackgroundShare(png: PNG): number {
 describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
   it('opens without console errors, shows every chart of a full sim run, and is not blank, in light and dark mode', async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'rl-adv-report-')), 'run');
-    await runStudy({
+    await runStudyWithReports({
       specPath,
       dir,
       backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),
@@ -88,5 +88,5 @@ describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
     } finally {
       await browser.close();
     }
-  }, 120_000);
+  });
 });

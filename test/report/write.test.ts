@@ -5,8 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import { readStudyArtifacts } from '../../src/report/artifacts.js';
-import { writeStudyReports } from '../../src/report/write.js';
-import { runStudy } from '../../src/study/run.js';
+import { runStudyWithReports, writeStudyReports } from '../../src/report/write.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { rlAdv } from '../cli/run.js';
@@ -20,9 +19,9 @@ beforeAll(async () => {
   failed = path.join(root, 'failed');
   decided = path.join(root, 'decided');
   const quick = { calibrationBatches: 1000, calibrationBootstrap: 10, questions: 'clustered' as const };
-  await runStudy({ specPath, dir: failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
-  await runStudy({ specPath, dir: decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 4, evalLimit: 200, ...quick });
-}, 120_000);
+  await runStudyWithReports({ specPath, dir: failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
+  await runStudyWithReports({ specPath, dir: decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 4, evalLimit: 200, ...quick });
+});
 
 describe('study reports', () => {
   it('a gate-failing run has report.html with the reward, B_eff (fallback included) and gate charts, no decision', () => {

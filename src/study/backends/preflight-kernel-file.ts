@@ -2,7 +2,7 @@
 // invariants every kernel estimator keeps (docs/method.md section 2), checked on real train questions.
 import { createEstimator } from '../../estimators/registry.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
-import type { PreflightCheck } from './preflight.js';
+import type { PreflightCheck } from './types.js';
 
 function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;

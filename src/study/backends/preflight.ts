@@ -4,18 +4,10 @@ import { createEstimator } from '../../estimators/registry.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
 import { kernelFileChecks } from './preflight-kernel-file.js';
-import type { StudySpec } from '../spec.js';
+import type { PreflightCheck } from './types.js';
 
-/** One preflight check. */
-export interface PreflightCheck {
-  readonly id: string;
-  readonly passed: boolean;
-  /** Largest absolute difference from the expected values. */
-  readonly maxAbsError: number;
-  /** The tolerance it was held to. */
-  readonly tolerance: string;
-  readonly detail: string;
-}
+export type { PreflightCheck } from './types.js';
+import type { StudySpec } from '../spec.js';
 
 /** Fixed rewards (the cookbook's {-0.1, 0, 1}) for a batch of n rollouts, deterministic. */
 function fixedRewards(n: number): number[] {

@@ -1,8 +1,8 @@
 // The user feature vectors of tuneKernel's `features` option (the `embedding` family, docs/method.md section 2.4):
 // rows keyed by task_id or prompt, validated in one place and resolved to a vector per prompt.
-import { RlAdvantagesError } from '../../errors.js';
-import { describe } from '../../internal/validate.js';
-import type { CalibrationTask } from '../../calibration/rows.js';
+import { RlAdvantagesError } from '../errors.js';
+import { describe } from '../internal/validate.js';
+import type { CalibrationTask } from '../calibration/rows.js';
 
 /** One user feature vector: keyed by `task_id` (a task of the input rows) or by `prompt` (exactly one of them). */
 export interface FeatureRow {

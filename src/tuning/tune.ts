@@ -1,14 +1,14 @@
 // tuneKernel: a kernel tuned on calibration rows, with an honest held-out ratio (docs/method.md section 4.3).
 import seedrandom from 'seedrandom';
-import { RlAdvantagesError } from '../../errors.js';
-import { groupCalibrationRows, readTasks, type CalibrationRow, type CalibrationTask } from '../../calibration/rows.js';
-import { prepare } from '../../calibration/simulate.js';
-import { VERSION } from '../../version.js';
-import { promptKey } from '../families/embedding.js';
-import { familyDefinition } from '../families/index.js';
-import { TextCache } from '../families/types.js';
-import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION, type KernelFamilyFigures, type KernelFile } from '../kernel-file.js';
-import type { JsonObject } from '../read.js';
+import { RlAdvantagesError } from '../errors.js';
+import { groupCalibrationRows, readTasks, type CalibrationRow, type CalibrationTask } from '../calibration/rows.js';
+import { prepare } from '../calibration/simulate.js';
+import { VERSION } from '../version.js';
+import { promptKey } from '../kernels/families/embedding.js';
+import { familyDefinition } from '../kernels/families/index.js';
+import { TextCache } from '../kernels/families/types.js';
+import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION, type KernelFamilyFigures, type KernelFile } from '../kernels/kernel-file.js';
+import type { JsonObject } from '../kernels/read.js';
 import { candidateGrid, candidateKey, type Candidate } from './grid.js';
 import { pooledHeldOut, type HeldOutPart, type HeldOutRatio } from './heldout.js';
 import { readTuneOptions, type TuneKernelOptions } from './options.js';

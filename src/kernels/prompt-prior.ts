@@ -3,7 +3,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
 import { csrRowDot } from './sparse.js';
-import { checkTemperature, describe } from './validate.js';
+import { checkTemperature, describe } from '../internal/validate.js';
 
 const DECIMAL = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
