@@ -66,7 +66,7 @@ export const CALIBRATION_ESTIMATORS: readonly string[] = Object.freeze([
  * @param denseLimit - up to this many tasks, the K x K energy table is kept (tests lower it to reach the
  *   per-batch path).
  * @param kernels - loaded kernel files by estimator name (`kernel:PATH`), docs/method.md section 2.4.
- * @throws {@link RlAdvantagesError} for an unknown name, a kernel without a vectorizer, or an
+ * @throws `RlAdvantagesError` for an unknown name, a kernel without a vectorizer, or an
  *   estimator that cannot be calibrated (group estimators need several rollouts of one task per batch).
  */
 export function createBaselineEngine(

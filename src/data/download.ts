@@ -152,7 +152,7 @@ async function downloadFile(url: string, file: string, name: string, options: Fe
  *   `gsm8k_download_failed` naming the URL for an HTTP error, a dropped connection or a stall.
  * @example
  * ```ts
- * import { downloadGsm8k } from 'rl-advantages';
+ * import { downloadGsm8k } from 'rl-advantages/data';
  * const { dir } = await downloadGsm8k(); // into ~/.cache/rl-advantages/gsm8k
  * ```
  */
@@ -197,7 +197,7 @@ function verifiedList(dir: string): { name: string; bytes: number; sha256: strin
  *   file and both hashes (nothing is written).
  * @example
  * ```ts
- * import { copyGsm8k } from 'rl-advantages';
+ * import { copyGsm8k } from 'rl-advantages/data';
  * await copyGsm8k('/data/grade-school-math/grade_school_math/data');
  * ```
  */

@@ -16,7 +16,8 @@ export interface SpecProblem {
  *
  * @example
  * ```ts
- * import { loadStudySpec, StudySpecError } from 'rl-advantages/study';
+ * import { loadStudySpec } from 'rl-advantages/study';
+ * import { StudySpecError } from 'rl-advantages/stats';
  * try {
  *   loadStudySpec({ decision_rule: {}, activation_gate: {}, arms: [] });
  * } catch (error) {

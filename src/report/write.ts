@@ -20,7 +20,7 @@ export interface WrittenReports {
  *
  * @param runDir - a folder written by `rl-adv study`.
  * @returns the paths written.
- * @throws {@link RlAdvantagesError} if the folder is not a study run or an artifact is missing or malformed
+ * @throws `RlAdvantagesError` if the folder is not a study run or an artifact is missing or malformed
  *   (see `readStudyArtifacts`).
  * @example
  * ```ts
@@ -44,7 +44,7 @@ export async function writeStudyReports(runDir: string): Promise<WrittenReports>
  *
  * @param options - as for `runStudy`; an `onSummary` given is called too, after report.md is written.
  * @returns `runStudy`'s outcome.
- * @throws {@link RlAdvantagesError} as `runStudy` and `writeStudyReports` do.
+ * @throws `RlAdvantagesError` as `runStudy` and `writeStudyReports` do.
  * @example
  * ```ts
  * const { exitCode } = await runStudyWithReports({ specPath: 'gs1-vs-grpo.spec.json', dir: 'out', backend: createSimBackend() });

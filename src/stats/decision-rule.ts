@@ -131,7 +131,7 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
  * @throws {StudySpecError} (`code` `invalid_spec`) listing every problem with its path.
  * @example
  * ```ts
- * import { parseDecisionRule } from 'rl-advantages';
+ * import { parseDecisionRule } from 'rl-advantages/stats';
  * const rule = parseDecisionRule({
  *   method: 'paired_hoeffding', alpha: 0.05,
  *   criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights: { treatment: 1, baseline: -1 } }],

@@ -31,7 +31,7 @@ export interface TuneDirection {
 
 /** What {@link tuneKernel} returns. */
 export interface TuneKernelResult {
-  /** The kernel file to write (refitted on all tasks; {@link kernelFileJson} gives its text). */
+  /** The kernel file to write (refitted on all tasks; `kernelFileJson` gives its text). */
   readonly kernel: KernelFile;
   readonly mode: 'corrected' | 'single_rollout';
   /** The mean of the directions' winning tuning scores. */
@@ -102,7 +102,7 @@ function refitEmbedding(candidate: Candidate, fit: TaskSet, target: TaskSet, con
  * minute: 1319 tasks, about 500 candidates x 10000 batches per search).
  *
  * @param rows - `{task_id, prompt, reward}` rows as `calibrate` reads them (every task G >= 2, or every task G = 1).
- * @throws {@link RlAdvantagesError} for bad rows, a bad option, a part with fewer than batchSize + 1 tasks, or a train
+ * @throws `RlAdvantagesError` for bad rows, a bad option, a part with fewer than batchSize + 1 tasks, or a train
  *   task that is also an input task.
  * @example
  * ```ts

@@ -19,7 +19,7 @@ function bad(index: number, field: string, message: string, code = 'bad_features
  * The vector of every prompt: rows keyed by task_id resolve to that input task's prompt (a task_id that is not an
  * input task is skipped: its prompt is unknown); rows keyed by prompt are kept as given.
  *
- * @throws {@link RlAdvantagesError} (code `bad_features`, field the row's field, index the row) for a row that is not
+ * @throws `RlAdvantagesError` (code `bad_features`, field the row's field, index the row) for a row that is not
  *   an object, gives neither or both keys, a `features` that is not an array of finite numbers, of another length than
  *   the first row's, or a key (task or prompt) given twice; (code `missing_features`, field `features`) when an input
  *   task has no vector, naming the first such task id.
