@@ -14,7 +14,6 @@ export {
   type GateCheck,
   type StudyArm,
   type SpecProblem,
-  KERNEL_PREFIX,
 } from './spec.js';
 export {
   evaluateGate,

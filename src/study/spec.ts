@@ -5,12 +5,12 @@ import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
 import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from '../internal/spec-problems.js';
+import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
 
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';
 
 /** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
-export const KERNEL_PREFIX = 'kernel:';
 
 
 
@@ -104,8 +104,8 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
 
 /** An estimator name createEstimator accepts (docs/method.md section 2), or `kernel:PATH` (a kernel file), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
-  if (name.startsWith(KERNEL_PREFIX)) {
-    return name.slice(KERNEL_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
+  if (name.startsWith(KERNEL_NAME_PREFIX)) {
+    return name.slice(KERNEL_NAME_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
   }
   try {
     parseEstimatorName(name);

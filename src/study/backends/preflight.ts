@@ -3,7 +3,7 @@
 import { createEstimator } from '../../estimators/registry.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
-import { kernelFileChecks } from './preflight-kernel-file.js';
+import { kernelFileChecks, maxAbs } from './preflight-kernel-file.js';
 import type { PreflightCheck } from './types.js';
 
 export type { PreflightCheck } from './types.js';
@@ -13,12 +13,6 @@ import type { StudySpec } from '../spec.js';
 function fixedRewards(n: number): number[] {
   const values = [1, 0, 1, -0.1, 1, 1, 0, 1, -0.1, 0, 1];
   return Array.from({ length: n }, (_, i) => values[(i * 7 + 3) % values.length] as number);
-}
-
-function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
-  return m;
 }
 
 /** Reads `correctness_preflight.paths[0].tolerances.reference_loss` (atol, rtol), else 1e-6 / 1e-5. */
