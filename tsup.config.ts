@@ -25,19 +25,34 @@ const noCharts: Plugin = {
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
+    // The package's entry points by concern (package.json "exports"): the root is what a training loop imports;
+    // the others each one concern. Shared code goes to chunks (splitting, in CJS too), so a class such as
+    // RlAdvantagesError is one class whichever subpath it is reached through, and the root loads no chart,
+    // command-line or study code.
+    entry: {
+      index: 'src/index.ts',
+      calibration: 'src/calibration/index.ts',
+      stats: 'src/stats/index.ts',
+      tuning: 'src/tuning/index.ts',
+      study: 'src/study/index.ts',
+      report: 'src/report/index.ts',
+      data: 'src/data/index.ts',
+    },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
     clean: false,
     target: 'node20',
     treeshake: true,
+    splitting: true,
     shims: true,
+    // Whitespace only: names and code stay as written (stack traces read as the source), the source maps map back.
+    minifyWhitespace: true,
   },
   {
-    // The kernel's worker thread, loaded by src/internal/kernel-threads.ts from next to the
+    // The kernel's worker thread, loaded by src/kernels/kernel-threads.ts from next to the
     // module file (ESM, which the CJS build can load too: package.json has "type": "module").
-    entry: { 'kernel-worker': 'src/internal/kernel-worker.ts' },
+    entry: { 'kernel-worker': 'src/kernels/kernel-worker.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',
@@ -53,7 +68,7 @@ export default defineConfig([
     // The command line the Python package ships, built into the package (python/hatch_build.py checks it is
     // there): serve and the commands its wrappers run in one file, every dependency inlined, no chart code;
     // beside it the kernel's worker, which it loads as ./kernel-worker.js.
-    entry: { 'rl-adv': 'src/serve-bundle.ts', 'kernel-worker': 'src/internal/kernel-worker.ts' },
+    entry: { 'rl-adv': 'src/serve-bundle.ts', 'kernel-worker': 'src/kernels/kernel-worker.ts' },
     outDir: 'python/rl_advantages/_js',
     format: ['esm'],
     target: 'node20',

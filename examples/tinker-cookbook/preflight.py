@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Correctness preflight (docs/method.md section 8.1, the spec's ``correctness_preflight``) on a fixed batch.
+"""Correctness preflight (docs/method.md section 8, step 1; the spec's ``correctness_preflight``) on a fixed batch.
 
 The fixed batch: GSM8K train rows 7100-7103 with 8 rollouts each (the GRPO shape) and rows 7110-7141 with one
 rollout each (the GS1 shape), sampled once from the starting policy (the base model, or ``--checkpoint``)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sample the starting policy's rollouts for the B_eff calibration (docs/method.md sections 4 and 8.3).
+"""Sample the starting policy's rollouts for the B_eff calibration (docs/method.md section 4, and section 8 step 3).
 
 Tasks: the last 64 GSM8K train questions of the seed-0 shuffled train order, the order the cookbook's
 ``Gsm8kDataset`` trains in (``datasets.Dataset.shuffle(seed=0)``, i.e. ``numpy.random.default_rng(0)

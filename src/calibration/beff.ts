@@ -256,7 +256,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  * @param tasks - `{ taskId, prompt, rewards }` per task (see {@link groupCalibrationRows} for JSONL rows).
  * @param options - see {@link CalibrateBeffOptions}.
  * @returns a {@link BeffCalibration}; the reference appears in `estimators` with ratio 1.
- * @throws {@link RlAdvantagesError} for malformed or duplicate tasks, a non-finite reward, tasks that mix
+ * @throws `RlAdvantagesError` for malformed or duplicate tasks, a non-finite reward, tasks that mix
  *   G = 1 with G >= 2 (naming one of each), batchSize < 2 or above the number of tasks, batches < 2, an
  *   unknown or uncalibratable estimator, or a kernel estimator without `vectorizer`.
  * @example

@@ -48,7 +48,7 @@ function advantageVariance(field: string, sigmaEps2: number, mseCorrected: numbe
  *
  * i.e. B_eff(e) / B_eff(ref). docs/method.md section 4 ("the post's recipe").
  *
- * @throws {@link RlAdvantagesError} if a figure is not finite, sigmaEps2 < 0, or either
+ * @throws `RlAdvantagesError` if a figure is not finite, sigmaEps2 < 0, or either
  *   sigma_eps^2 + MSE_corrected is not > 0.
  * @example
  * ```ts
@@ -74,7 +74,7 @@ export function beffRatioFromFigures(figures: BeffRatioFigures): number {
  * the batch size of ideal (true-mean) baselines that gives the same advantage variance.
  * docs/method.md section 4.
  *
- * @throws {@link RlAdvantagesError} if batchSize is not an integer >= 1, a figure is not finite,
+ * @throws `RlAdvantagesError` if batchSize is not an integer >= 1, a figure is not finite,
  *   sigmaEps2 < 0, or sigma_eps^2 + MSE_corrected is not > 0.
  * @example
  * ```ts

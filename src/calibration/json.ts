@@ -150,7 +150,7 @@ function estimatorFigures(value: unknown, path: string): EstimatorCalibration {
  * @param json - the parsed JSON value (e.g. `JSON.parse` of `rl-adv calibrate --json` output or a study's
  *   `calibration/beff.json`).
  * @returns the calibration (deprecated bootstrap counts 0); the vectorizer source is in `vectorizer`.
- * @throws {@link RlAdvantagesError} `bad_calibration` whose `field` is the JSON path at fault, e.g.
+ * @throws `RlAdvantagesError` `bad_calibration` whose `field` is the JSON path at fault, e.g.
  *   `estimators.tfidf_kernel_loo_T0.1.ratio must be a finite number, got undefined`.
  * @example
  * ```ts

@@ -22,7 +22,7 @@ export interface CalibrationRow {
  *
  * @param rows - parsed `calibration.jsonl` rows.
  * @returns one {@link CalibrationTask} per distinct `task_id`.
- * @throws {@link RlAdvantagesError} if `rows` is not an array, a row is not an object, `task_id` is
+ * @throws `RlAdvantagesError` if `rows` is not an array, a row is not an object, `task_id` is
  *   not a non-empty string, `prompt` is not a string, `reward` is not a finite number, or a row's
  *   prompt differs from the prompt of an earlier row of the same task (the message names both rows,
  *   e.g. `rows[5].prompt differs from rows[0].prompt of task "gsm8k_train_7"`).

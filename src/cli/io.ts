@@ -94,15 +94,6 @@ export async function readJson(file: string, io: CliIo, option: string): Promise
   return parseJson(await readText(file, io, option), file);
 }
 
-/** Reads a JSON document that must be an object. */
-export async function readJsonObject(file: string, io: CliIo, option: string): Promise<Record<string, unknown>> {
-  const value = await readJson(file, io, option);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw inputError(file, undefined, undefined, `must hold a JSON object, got ${describe(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
-
 /** One row of a JSON-lines file, with typed access whose errors name the file, line and field. */
 export class Row {
   readonly file: string;

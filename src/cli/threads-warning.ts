@@ -3,7 +3,7 @@
 // any number of threads), only speed, so it is a warning and the exit code stays as it was.
 // The library never prints; it exposes kernelThreadState(), which this polls while a command runs
 // (a worker's failure arrives as an event, so a long `rl-adv serve` is checked every second).
-import { kernelThreadState } from '../estimators/kernel-threads.js';
+import { kernelThreadState } from '../kernels/kernel-threads.js';
 
 const POLL_MS = 1000;
 

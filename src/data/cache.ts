@@ -10,7 +10,7 @@ import path from 'node:path';
  * @returns An absolute path.
  * @example
  * ```ts
- * import { rlAdvCacheDir } from 'rl-advantages';
+ * import { rlAdvCacheDir } from 'rl-advantages/data';
  * console.log(rlAdvCacheDir()); // e.g. /home/me/.cache/rl-advantages
  * ```
  */
@@ -28,7 +28,7 @@ export function rlAdvCacheDir(): string {
  *
  * @example
  * ```ts
- * import { gsm8kCacheDir } from 'rl-advantages';
+ * import { gsm8kCacheDir } from 'rl-advantages/data';
  * console.log(gsm8kCacheDir()); // e.g. /home/me/.cache/rl-advantages/gsm8k
  * ```
  */

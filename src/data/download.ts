@@ -2,11 +2,12 @@
 // staging folder beside the target and only moved into place once all of them match their hashes, so a cut
 // download or a wrong file leaves nothing behind.
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { gsm8kCacheDir } from './cache.js';
 import { GSM8K_FILES, gsm8kBaseUrl, gsm8kFileUrl } from './gsm8k-source.js';
+import { sha256File } from '../internal/sha256.js';
 
 /** Progress of one file's download: bytes received so far and the announced size (when the server gives it). */
 export interface Gsm8kProgress {
@@ -42,10 +43,6 @@ export interface FetchGsm8kResult {
   /** Whether a LICENSE file is in `dir`. */
   readonly license: boolean;
   readonly files: readonly { readonly name: string; readonly bytes: number; readonly sha256: string }[];
-}
-
-function sha256File(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 /**
@@ -152,7 +149,7 @@ async function downloadFile(url: string, file: string, name: string, options: Fe
  *   `gsm8k_download_failed` naming the URL for an HTTP error, a dropped connection or a stall.
  * @example
  * ```ts
- * import { downloadGsm8k } from 'rl-advantages';
+ * import { downloadGsm8k } from 'rl-advantages/data';
  * const { dir } = await downloadGsm8k(); // into ~/.cache/rl-advantages/gsm8k
  * ```
  */
@@ -197,7 +194,7 @@ function verifiedList(dir: string): { name: string; bytes: number; sha256: strin
  *   file and both hashes (nothing is written).
  * @example
  * ```ts
- * import { copyGsm8k } from 'rl-advantages';
+ * import { copyGsm8k } from 'rl-advantages/data';
  * await copyGsm8k('/data/grade-school-math/grade_school_math/data');
  * ```
  */

@@ -30,7 +30,7 @@ export function isOffline(): boolean {
  *   `gsm8k_dir_not_found` for a `flag` or `GSM8K_DIR` that is not a folder.
  * @example
  * ```ts
- * import { ensureGsm8kDir, loadGsm8k } from 'rl-advantages';
+ * import { ensureGsm8kDir, loadGsm8k } from 'rl-advantages/data';
  * const dir = await ensureGsm8kDir(undefined, { onNotice: (m) => console.error(m) });
  * const test = loadGsm8k(dir, 'test');
  * ```

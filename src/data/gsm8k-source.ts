@@ -16,7 +16,7 @@ export interface Gsm8kFile {
  *
  * @example
  * ```ts
- * import { GSM8K_FILES } from 'rl-advantages';
+ * import { GSM8K_FILES } from 'rl-advantages/data';
  * console.log(GSM8K_FILES.map((f) => f.name)); // ['train.jsonl', 'test.jsonl', 'example_model_solutions.jsonl']
  * ```
  */
@@ -35,7 +35,7 @@ export const GSM8K_DEFAULT_BASE_URL = `https://raw.githubusercontent.com/openai/
  *
  * @example
  * ```ts
- * import { gsm8kBaseUrl } from 'rl-advantages';
+ * import { gsm8kBaseUrl } from 'rl-advantages/data';
  * console.log(gsm8kBaseUrl()); // https://raw.githubusercontent.com/openai/grade-school-math/3101c7d.../grade_school_math/data
  * ```
  */

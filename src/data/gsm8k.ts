@@ -53,7 +53,7 @@ function holdsSplits(dir: string): boolean {
  *   exist or is not a folder.
  * @example
  * ```ts
- * import { resolveGsm8kDir } from 'rl-advantages';
+ * import { resolveGsm8kDir } from 'rl-advantages/data';
  * process.env.GSM8K_DIR = '.';
  * resolveGsm8kDir(); // absolute path of the current folder
  * ```
@@ -98,7 +98,7 @@ export function resolveGsm8kDir(flag?: string): string {
  *   file and 1-based line of a bad row.
  * @example
  * ```ts
- * import { loadGsm8k } from 'rl-advantages';
+ * import { loadGsm8k } from 'rl-advantages/data';
  * const test = loadGsm8k(process.env.GSM8K_DIR ?? 'data/gsm8k', 'test');
  * console.log(test[0]?.id, test[0]?.referenceAnswer); // gsm8k_test_0 18
  * ```

@@ -1,9 +1,10 @@
 // The estimator catalogue: one descriptor per estimator (src/estimators/descriptors/), plus the ones a user
 // registers. createEstimator, the CLI, serve, docs/estimators.md and the Python drivers all read it.
 import { RlAdvantagesError } from '../errors.js';
-import { looMeans, readRewards } from '../internal/batch.js';
-import { computeDiagnostics } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
+import { looMeans } from '../internal/batch.js';
+import { readRewards } from './batch.js';
+import { computeDiagnostics } from './diagnostics.js';
+import { runMasked } from './mask.js';
 import { describe } from '../internal/validate.js';
 import type { BatchField, EstimatorDescriptor, EstimatorParams, EstimatorResources, ParameterDescriptor, UserEstimatorDescriptor } from './descriptor.js';
 import { GROUP_ESTIMATORS } from './descriptors/group.js';

@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { checkRewardBound, looMeans, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { readSingleton, type Singleton } from '../internal/normalize.js';
+import { looMeans } from '../internal/batch.js';
+import { checkRewardBound, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { readSingleton, type Singleton } from './normalize.js';
 import { checkLength, describe, toFiniteFloat64 } from '../internal/validate.js';
 import { readNormalization, type NormalizationSpec } from './normalization/spec.js';
 import { normalizeWith } from './normalization/step.js';

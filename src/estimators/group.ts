@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, exactGroupMean, looMeans, readGroups, readRewards, sumsOfOthers } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from '../internal/normalize.js';
+import { advantagesFrom, exactGroupMean, looMeans, sumsOfOthers } from '../internal/batch.js';
+import { readGroups, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
 
 /**

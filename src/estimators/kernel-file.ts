@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { unitsByKey } from '../internal/kernel.js';
-import { runMasked } from '../internal/mask.js';
+import { advantagesFrom, looMeans } from '../internal/batch.js';
+import { readPrompts, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { unitsByKey } from '../kernels/kernel.js';
+import { runMasked } from './mask.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { batchEnergiesInto, energyBaselinesInto } from '../kernels/weights.js';
 import type { Batch, EstimatorResult } from './types.js';

@@ -1,9 +1,10 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readRewards } from '../internal/batch.js';
-import { kernelBaselines, singletonUnits } from '../internal/kernel.js';
+import { advantagesFrom, looMeans } from '../internal/batch.js';
+import { readRewards } from './batch.js';
+import { kernelBaselines, singletonUnits } from '../kernels/kernel.js';
 import { checkTemperature, describe, isNdArray, type NdArrayLike } from '../internal/validate.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link kernelLoo}: a temperature and, unless the batch has `features`, a similarity. */

@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readPrompts, readRewards, sumsOfOthers } from '../internal/batch.js';
+import { advantagesFrom, looMeans, sumsOfOthers } from '../internal/batch.js';
+import { readPrompts, readRewards } from './batch.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link lengthBucketLoo}. */

@@ -1,7 +1,8 @@
-import { advantagesFrom, looMeans, readGroups, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { normalizeAdvantages, readNormalize } from '../internal/normalize.js';
+import { advantagesFrom, looMeans } from '../internal/batch.js';
+import { readGroups, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { normalizeAdvantages, readNormalize } from './normalize.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
 
 /**

@@ -1,7 +1,8 @@
-import { exactGroupMean, looMeans, readGroups, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { readNormalize, readSingleton, singletonError, type Singleton } from '../internal/normalize.js';
+import { exactGroupMean, looMeans } from '../internal/batch.js';
+import { readGroups, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link maxrl}. */

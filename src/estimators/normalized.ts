@@ -1,6 +1,7 @@
-import { looMeans, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
+import { looMeans } from '../internal/batch.js';
+import { readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
 import type { RunningState } from './normalization/running.js';
 import { readNormalization, type NormalizationSettings, type NormalizationSpec } from './normalization/spec.js';
 import { normalizeWith } from './normalization/step.js';

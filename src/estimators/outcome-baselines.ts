@@ -1,10 +1,11 @@
 // Baselines from one extra number per rollout or group: ReMax (greedy reward), OPO (length-weighted
 // group mean), GPG (group mean, rescaled by the share of nonzero rewards). docs/method.md section 2.2.
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, checkRewardBound, exactGroupMean, looMeans, readGroups, readLengths, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from '../internal/normalize.js';
+import { advantagesFrom, exactGroupMean, looMeans } from '../internal/batch.js';
+import { checkRewardBound, readGroups, readLengths, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import { checkLength, toFiniteFloat64 } from '../internal/validate.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
 

@@ -1,10 +1,11 @@
 // Pass@k objectives: verl's grpo_passk (only the best rollout of a group learns) and the unbiased
 // pass@k advantage of Chen et al. / Passk_Training. docs/method.md section 2.2.
 import { RlAdvantagesError } from '../errors.js';
-import { looMeans, readGroups, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { readNormalize, twoPassStd } from '../internal/normalize.js';
+import { looMeans } from '../internal/batch.js';
+import { readGroups, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { readNormalize, twoPassStd } from './normalize.js';
 import { checkPositiveInteger } from '../internal/validate.js';
 import type { Batch, EstimatorResult } from './types.js';
 

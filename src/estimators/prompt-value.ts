@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { kernelPrior, parsePriorName } from '../internal/prompt-prior.js';
+import { advantagesFrom, looMeans } from '../internal/batch.js';
+import { readPrompts, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { kernelPrior, parsePriorName } from '../kernels/prompt-prior.js';
 import { describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import type { RunningNormalizationJSON } from './normalization/stateful.js';

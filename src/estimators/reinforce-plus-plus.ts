@@ -1,8 +1,9 @@
 import { RlAdvantagesError } from '../errors.js';
-import { exactGroupMean, looMeans, readGroups, readLengths, readRewards } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { readNormalize, readSingleton, singletonError, type Singleton } from '../internal/normalize.js';
+import { exactGroupMean, looMeans } from '../internal/batch.js';
+import { readGroups, readLengths, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link reinforcePlusPlusBaseline}. */

@@ -1,9 +1,10 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readGroups, readPrompts, readRewards, sumsOfOthers } from '../internal/batch.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
-import { normalizeAdvantages, readNormalize, twoPassStd } from '../internal/normalize.js';
-import { kernelPrior, parsePriorName } from '../internal/prompt-prior.js';
+import { advantagesFrom, looMeans, sumsOfOthers } from '../internal/batch.js';
+import { readGroups, readPrompts, readRewards } from './batch.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
+import { normalizeAdvantages, readNormalize, twoPassStd } from './normalize.js';
+import { kernelPrior, parsePriorName } from '../kernels/prompt-prior.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { groupSum } from './group.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';

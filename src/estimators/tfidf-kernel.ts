@@ -1,10 +1,11 @@
 import { RlAdvantagesError } from '../errors.js';
-import { advantagesFrom, looMeans, readPrompts, readRewards } from '../internal/batch.js';
-import { sparseKernelBaselines, unitsByKey } from '../internal/kernel.js';
+import { advantagesFrom, looMeans } from '../internal/batch.js';
+import { readPrompts, readRewards } from './batch.js';
+import { sparseKernelBaselines, unitsByKey } from '../kernels/kernel.js';
 import { checkTemperature } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
-import { finishResult } from '../internal/diagnostics.js';
-import { runMasked } from '../internal/mask.js';
+import { finishResult } from './diagnostics.js';
+import { runMasked } from './mask.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link tfidfKernelLoo}. */

@@ -29,7 +29,7 @@ const BOX_OPENER = '\\boxed{';
  * @throws RlAdvantagesError never; a non-string `response` is a type error the compiler catches.
  * @example
  * ```ts
- * import { extractBoxed } from 'rl-advantages';
+ * import { extractBoxed } from 'rl-advantages/data';
  * extractBoxed('So 3/4 of it: \\boxed{\\frac{3}{4}}'); // '\\frac{3}{4}'
  * extractBoxed('first \\boxed{1}, then \\boxed{2}'); // '2'
  * extractBoxed('no box here'); // null

@@ -56,7 +56,7 @@ export function trimAnswerWhitespace(text: string): string {
  * @throws {RlAdvantagesError} `bad_type` when `text` is not a string.
  * @example
  * ```ts
- * import { normalizeAnswer } from 'rl-advantages';
+ * import { normalizeAnswer } from 'rl-advantages/data';
  * normalizeAnswer(' \\text{\\$1,000.} '); // '1000'
  * normalizeAnswer('{25\\%}'); // '25'
  * ```
@@ -100,7 +100,7 @@ export function normalizeAnswer(text: string): string {
  * @throws {RlAdvantagesError} `bad_type` when `text` is not a string.
  * @example
  * ```ts
- * import { parseExactNumber } from 'rl-advantages';
+ * import { parseExactNumber } from 'rl-advantages/data';
  * parseExactNumber('$1,000.00'); // { num: 1000n, den: 1n }
  * parseExactNumber('\\frac{6}{8}'); // { num: 3n, den: 4n }
  * parseExactNumber('0.75'); // { num: 3n, den: 4n }
@@ -134,7 +134,7 @@ export function parseExactNumber(text: string): ExactNumber | null {
  * @throws {RlAdvantagesError} `bad_denominator` when `value.den` is zero; `bad_type` when a part is not a bigint.
  * @example
  * ```ts
- * import { formatExactNumber } from 'rl-advantages';
+ * import { formatExactNumber } from 'rl-advantages/data';
  * formatExactNumber({ num: 3n, den: 4n }); // '0.75'
  * formatExactNumber({ num: 2n, den: 6n }); // '1/3'
  * ```
@@ -169,7 +169,7 @@ export function formatExactNumber(value: ExactNumber): string {
  * @throws {RlAdvantagesError} `bad_denominator` when a denominator is zero; `bad_type` when a part is not a bigint.
  * @example
  * ```ts
- * import { exactNumbersEqual, parseExactNumber } from 'rl-advantages';
+ * import { exactNumbersEqual, parseExactNumber } from 'rl-advantages/data';
  * exactNumbersEqual(parseExactNumber('3/4')!, parseExactNumber('0.75')!); // true
  * ```
  */

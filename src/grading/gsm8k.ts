@@ -39,7 +39,7 @@ export interface Gsm8kGrade {
  *   when nothing follows it; `bad_type` when `answerField` is not a string.
  * @example
  * ```ts
- * import { gsm8kReferenceAnswer } from 'rl-advantages';
+ * import { gsm8kReferenceAnswer } from 'rl-advantages/data';
  * gsm8kReferenceAnswer('She pays 1,000 + 80 = <<1000+80=1080>>1080.\n#### 1,080'); // '1080'
  * ```
  */
@@ -79,7 +79,7 @@ export function gsm8kReferenceAnswer(answerField: string): string {
  *   error, never a property of the response); `bad_type` when an argument is not a string.
  * @example
  * ```ts
- * import { gradeNumericExact } from 'rl-advantages';
+ * import { gradeNumericExact } from 'rl-advantages/data';
  * gradeNumericExact('... so she makes \\boxed{\\$18.00}.', '18'); // true
  * gradeNumericExact('... so she makes $18.', '18'); // false: no box
  * ```
@@ -111,7 +111,7 @@ export function gradeNumericExact(response: string, referenceAnswer: string): bo
  * @throws {RlAdvantagesError} as `gradeNumericExact`; `bad_type` when `stoppedCleanly` is not a boolean.
  * @example
  * ```ts
- * import { gsm8kReward } from 'rl-advantages';
+ * import { gsm8kReward } from 'rl-advantages/data';
  * gsm8kReward('\\boxed{72}', '72'); // 1
  * gsm8kReward('\\boxed{72}', '72', { stoppedCleanly: false }); // 0.9
  * gsm8kReward('\\boxed{70}', '72'); // 0
@@ -129,7 +129,7 @@ export function gsm8kReward(response: string, referenceAnswer: string, options: 
  * @throws {RlAdvantagesError} as `gsm8kReward`.
  * @example
  * ```ts
- * import { gradeGsm8kResponse } from 'rl-advantages';
+ * import { gradeGsm8kResponse } from 'rl-advantages/data';
  * gradeGsm8kResponse('It is \\boxed{3/4}', '0.75');
  * // { extracted: '3/4', correct: true, formatOk: true, reward: 1 }
  * ```

@@ -1,7 +1,7 @@
 // Collecting a spec's problems: every problem with its JSON path, reported at once (StudySpecError), and the
 // small checks the spec's sections share. src/study/spec.ts validates the sections with them.
 import { RlAdvantagesError } from '../errors.js';
-import { describe } from '../internal/validate.js';
+import { describe } from './validate.js';
 
 /** One problem found in a spec: where it is (a JSON path such as `arms[1].advantage`) and what is wrong. */
 export interface SpecProblem {
@@ -16,7 +16,8 @@ export interface SpecProblem {
  *
  * @example
  * ```ts
- * import { loadStudySpec, StudySpecError } from 'rl-advantages';
+ * import { loadStudySpec } from 'rl-advantages/study';
+ * import { StudySpecError } from 'rl-advantages/stats';
  * try {
  *   loadStudySpec({ decision_rule: {}, activation_gate: {}, arms: [] });
  * } catch (error) {

@@ -17,7 +17,7 @@ function readRunFile(runDir: string, relative: string): string {
 /**
  * Per-item correctness from an eval file (one `{"item_id": string, "correct": boolean}` a line).
  *
- * @throws {@link RlAdvantagesError} (code `bad_artifact`) naming the file and line of a malformed row.
+ * @throws `RlAdvantagesError` (code `bad_artifact`) naming the file and line of a malformed row.
  */
 export function parseEvalItems(text: string, file: string): Map<string, boolean> {
   const items = new Map<string, boolean>();
@@ -46,7 +46,7 @@ export function parseEvalItems(text: string, file: string): Map<string, boolean>
  * Reads what a study report is built from: `summary.json` of the run folder and the eval files it names.
  *
  * @param runDir - a folder written by `rl-adv study` (or `runStudy`).
- * @throws {@link RlAdvantagesError} (code `not_a_run`) if the folder has no summary.json, (code
+ * @throws `RlAdvantagesError` (code `not_a_run`) if the folder has no summary.json, (code
  *   `missing_artifact`) if a file that summary.json names is absent, (code `bad_artifact`) for a malformed file.
  * @example
  * ```ts

@@ -21,7 +21,7 @@ import type { PairedInterval, PairedIntervalOptions } from './interval.js';
  * @throws {RlAdvantagesError} `bad_integer` for n or comparisons, `bad_alpha`, `bad_range`, `bad_variance`.
  * @example
  * ```ts
- * import { empiricalBernsteinHalfWidth } from 'rl-advantages';
+ * import { empiricalBernsteinHalfWidth } from 'rl-advantages/stats';
  * // The audit's figure: n = 1319, 264 discordant pairs split evenly, alpha = 0.05, R = 2.
  * const variance = 264 / 1318;
  * console.log(empiricalBernsteinHalfWidth({ n: 1319, variance, alpha: 0.05, range: 2 }).toFixed(4)); // "0.0520"
@@ -51,7 +51,7 @@ export function empiricalBernsteinHalfWidth(options: { n: number; variance: numb
  *   `out_of_range` when the differences spread wider than R, and the errors of {@link empiricalBernsteinHalfWidth}.
  * @example
  * ```ts
- * import { pairedEmpiricalBernstein } from 'rl-advantages';
+ * import { pairedEmpiricalBernstein } from 'rl-advantages/stats';
  * const iv = pairedEmpiricalBernstein({ differences: [1, 0, 0, -1, 1, 1, 0, 0], range: 2, alpha: 0.05 });
  * console.log(iv.estimate, iv.halfWidth); // 0.25 2 (8 items: capped at R)
  * ```

@@ -1,5 +1,20 @@
 // A criterion's range and extremes, and whether it compares 0/1 outcomes (docs/method.md section 5.1).
-import type { DecisionCriterion } from './decision-rule.js';
+
+/** A criterion of a decision rule (docs/method.md section 5). */
+export interface DecisionCriterion {
+  /** Unique name of the criterion, e.g. `primary`. */
+  readonly id: string;
+  /** The per-item metric the criterion compares, e.g. `accuracy`. */
+  readonly metric: string;
+  /** Inclusive bounds [lo, hi] that every per-item metric value lies in. */
+  readonly bounds: readonly [number, number];
+  /** The margin m: validated if lower > m, failed if upper < m (larger favors treatment). */
+  readonly margin: number;
+  /** d_i = treatment * y_t,i + baseline * y_b,i. */
+  readonly weights: { readonly treatment: number; readonly baseline: number };
+  /** Any other keys the spec gave, kept as-is. */
+  readonly [key: string]: unknown;
+}
 
 /**
  * R = (|w_t| + |w_b|) * (hi - lo): the width of the range d_i = w_t * y_t + w_b * y_b lies in when both y are in

@@ -1,25 +1,11 @@
 // The decision_rule section of a study spec, its types and parser (docs/method.md section 5); src/study/spec.ts
 // validates the rest of the spec and imports this.
 import { describe } from '../internal/validate.js';
-import { isBinaryDifference } from './criteria.js';
+import { isBinaryDifference, type DecisionCriterion } from './criteria.js';
 import { BINARY_DECISION_METHODS, DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
 import { finiteNumber, isObject, key, nonEmptyString, Problems } from '../internal/spec-problems.js';
 
-/** A criterion of a decision rule (docs/method.md section 5). */
-export interface DecisionCriterion {
-  /** Unique name of the criterion, e.g. `primary`. */
-  readonly id: string;
-  /** The per-item metric the criterion compares, e.g. `accuracy`. */
-  readonly metric: string;
-  /** Inclusive bounds [lo, hi] that every per-item metric value lies in. */
-  readonly bounds: readonly [number, number];
-  /** The margin m: validated if lower > m, failed if upper < m (larger favors treatment). */
-  readonly margin: number;
-  /** d_i = treatment * y_t,i + baseline * y_b,i. */
-  readonly weights: { readonly treatment: number; readonly baseline: number };
-  /** Any other keys the spec gave, kept as-is. */
-  readonly [key: string]: unknown;
-}
+export type { DecisionCriterion } from './criteria.js';
 
 /** The `decision_rule` section of a spec, validated. Unvalidated keys (`estimand`, `seeds`, ...) are kept. */
 export interface DecisionRule {
@@ -148,7 +134,7 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
  * @throws {StudySpecError} (`code` `invalid_spec`) listing every problem with its path.
  * @example
  * ```ts
- * import { parseDecisionRule } from 'rl-advantages';
+ * import { parseDecisionRule } from 'rl-advantages/stats';
  * const rule = parseDecisionRule({
  *   method: 'paired_hoeffding', alpha: 0.05,
  *   criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights: { treatment: 1, baseline: -1 } }],

@@ -56,14 +56,14 @@ export interface Decision {
  *   `{ item_id, metrics: { [metric]: value } }`.
  * @param baselineItems - the baseline arm's items, same forms.
  * @param options.method - another method than the rule's, for exploration (the result keeps `specMethod`).
- * @throws {StudySpecError} (`invalid_spec`) for an invalid rule. {@link RlAdvantagesError} naming the side,
+ * @throws {StudySpecError} (`invalid_spec`) for an invalid rule. `RlAdvantagesError` naming the side,
  *   index and item id: `missing_pair` (an id on one side only), `duplicate_item`, `out_of_bounds` (a value outside
  *   the criterion's bounds), `missing_metric`, `non_finite`, `bad_item`, `empty`, `not_binary` (a value other
  *   than 0/1 under `paired_exact_binomial`); `unknown_method`, and `not_binary_criterion` when the exact method
  *   is asked for a criterion whose weights are not (1, -1) or (-1, 1).
  * @example
  * ```ts
- * import { decide, parseDecisionRule } from 'rl-advantages';
+ * import { decide, parseDecisionRule } from 'rl-advantages/stats';
  * const rule = parseDecisionRule({
  *   method: 'paired_hoeffding', alpha: 0.05,
  *   criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights: { treatment: 1, baseline: -1 } }],

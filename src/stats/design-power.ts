@@ -43,7 +43,8 @@ export const ASSUMED_DISCORDANCE = 0.2;
  * @throws {RlAdvantagesError} as {@link verdictProbabilities}; `unknown_method`.
  * @example
  * ```ts
- * import { designPower, loadStudySpec } from 'rl-advantages';
+ * import { designPower } from 'rl-advantages/stats';
+ * import { loadStudySpec } from 'rl-advantages/study';
  * const rule = loadStudySpec(specJson).decisionRule;
  * const p = designPower({ rule, n: 1319, discordance: { value: 0.2, source: 'assumed' }, methods: ['paired_hoeffding'] });
  * console.log(p?.power.find((r) => r.difference === 0)?.p_validated.toFixed(3)); // "0.023"

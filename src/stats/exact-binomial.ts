@@ -50,7 +50,7 @@ export function checkCounts(options: DiscordantCounts): DiscordantCounts {
  *   `bad_counts` when n10 + n01 > n, `bad_alpha`.
  * @example
  * ```ts
- * import { exactBinomialInterval } from 'rl-advantages';
+ * import { exactBinomialInterval } from 'rl-advantages/stats';
  * // The audit's setting: n = 1319, 264 discordant pairs split evenly, alpha = 0.05.
  * const iv = exactBinomialInterval({ n10: 132, n01: 132, n: 1319, alpha: 0.05 });
  * console.log(iv.lower.toFixed(4), iv.upper.toFixed(4)); // "-0.0319" "0.0319"
@@ -81,7 +81,7 @@ export function exactBinomialInterval(options: DiscordantCounts & { alpha: numbe
  *   0/1), `non_finite`, `empty`, and the errors of {@link exactBinomialInterval}.
  * @example
  * ```ts
- * import { pairedExactBinomial } from 'rl-advantages';
+ * import { pairedExactBinomial } from 'rl-advantages/stats';
  * const iv = pairedExactBinomial({ differences: [1, 0, 0, -1, 1, 1, 0, 0], range: 2, alpha: 0.05 });
  * console.log(iv.estimate, iv.lower < 0 && iv.upper > 0.25); // 0.25 true
  * ```

@@ -18,7 +18,7 @@ import type { PairedInterval, PairedIntervalOptions } from './interval.js';
  * @throws {RlAdvantagesError} `bad_integer` for n or comparisons, `bad_alpha`, `bad_range`.
  * @example
  * ```ts
- * import { hoeffdingHalfWidth } from 'rl-advantages';
+ * import { hoeffdingHalfWidth } from 'rl-advantages/stats';
  * // The study's figures: n = 1319, alpha = 0.05, R = 2, k = 1.
  * console.log(hoeffdingHalfWidth({ n: 1319, alpha: 0.05, range: 2 }).toFixed(4)); // "0.0748"
  * ```
@@ -49,7 +49,7 @@ export type HoeffdingInterval = PairedInterval;
  *   `out_of_range` when the differences spread wider than R, and the errors of {@link hoeffdingHalfWidth}.
  * @example
  * ```ts
- * import { pairedHoeffding } from 'rl-advantages';
+ * import { pairedHoeffding } from 'rl-advantages/stats';
  * const iv = pairedHoeffding({ differences: [1, 0, 0, -1, 1, 1, 0, 0], range: 2, alpha: 0.05 });
  * console.log(iv.estimate, iv.lower < iv.estimate && iv.estimate < iv.upper); // 0.25 true
  * ```

@@ -90,7 +90,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
  * @throws {RlAdvantagesError} `unknown_method` naming the methods there are.
  * @example
  * ```ts
- * import { decisionMethod } from 'rl-advantages';
+ * import { decisionMethod } from 'rl-advantages/stats';
  * const iv = decisionMethod('paired_exact_binomial').fromCounts({ n10: 132, n01: 132, n: 1319, alpha: 0.05 });
  * console.log(iv.halfWidth.toFixed(4)); // "0.0319"
  * ```

@@ -45,10 +45,10 @@ export interface DecisionPlan {
  * @param options.alpha - family-wise error rate in (0, 1).
  * @param options.criteria - the decision rule's criteria (a whole validated rule can be spread in).
  * @throws {StudySpecError} (`invalid_spec`) for bad alpha or criteria, listing every problem;
- *   {@link RlAdvantagesError} `bad_integer` for n.
+ *   `RlAdvantagesError` `bad_integer` for n.
  * @example
  * ```ts
- * import { planDecision } from 'rl-advantages';
+ * import { planDecision } from 'rl-advantages/stats';
  * const plan = planDecision({
  *   n: 1319, alpha: 0.05,
  *   criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights: { treatment: 1, baseline: -1 } }],

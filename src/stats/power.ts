@@ -166,7 +166,7 @@ function probabilities(c: Checked, difference: number, lf: Float64Array, wantFai
  *   `bad_difference` when |delta| > D (no trinomial has it).
  * @example
  * ```ts
- * import { verdictProbabilities } from 'rl-advantages';
+ * import { verdictProbabilities } from 'rl-advantages/stats';
  * // The spec at D = 0.2: if GS1 and GRPO are truly equal, Hoeffding validates with probability about 0.023.
  * const p = verdictProbabilities({ n: 1319, discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_hoeffding' }, 0);
  * console.log(p.validated.toFixed(3)); // "0.023"
@@ -199,7 +199,7 @@ export interface PowerTableRow {
  * @throws {RlAdvantagesError} as {@link verdictProbabilities}.
  * @example
  * ```ts
- * import { powerTable } from 'rl-advantages';
+ * import { powerTable } from 'rl-advantages/stats';
  * const rows = powerTable({ n: 200, discordance: 0.2, alpha: 0.05, margin: -0.05 }, ['paired_exact_binomial'], [0, 0.05]);
  * console.log(rows.length); // 2
  * ```
@@ -232,7 +232,7 @@ export const POWER_DIFFERENCES: readonly number[] = Object.freeze([-5, -4, -3, -
  * @throws {RlAdvantagesError} as {@link verdictProbabilities}.
  * @example
  * ```ts
- * import { observedThresholds } from 'rl-advantages';
+ * import { observedThresholds } from 'rl-advantages/stats';
  * const t = observedThresholds({ n: 1319, discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_hoeffding' });
  * console.log(t.validatesAt?.toFixed(4)); // "0.0258": 34 / 1319, the first count difference above margin + 0.0748
  * ```
@@ -270,7 +270,7 @@ export const POWER_N_CAP = 100000;
  * @throws {RlAdvantagesError} as {@link verdictProbabilities}; `bad_target` for a target outside (0, 1).
  * @example
  * ```ts
- * import { nForPower } from 'rl-advantages';
+ * import { nForPower } from 'rl-advantages/stats';
  * console.log(nForPower({ discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_exact_binomial' })); // 1025
  * ```
  */

@@ -12,7 +12,7 @@ export type Verdict = 'validated' | 'failed' | 'inconclusive';
  * @throws {RlAdvantagesError} `non_finite` when an argument is not a finite number.
  * @example
  * ```ts
- * import { criterionVerdict } from 'rl-advantages';
+ * import { criterionVerdict } from 'rl-advantages/stats';
  * console.log(criterionVerdict({ lower: -0.05, upper: 0.1, margin: -0.05 })); // "inconclusive" (not strictly above)
  * ```
  */
@@ -32,7 +32,7 @@ export function criterionVerdict(interval: { lower: number; upper: number; margi
  * @throws {RlAdvantagesError} `empty` when there are no verdicts.
  * @example
  * ```ts
- * import { combineVerdicts } from 'rl-advantages';
+ * import { combineVerdicts } from 'rl-advantages/stats';
  * console.log(combineVerdicts(['validated', 'inconclusive'])); // "inconclusive"
  * ```
  */

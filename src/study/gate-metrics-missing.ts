@@ -12,7 +12,7 @@ import type { StudyArm } from './spec.js';
  * @param input - the input given to {@link gateMetrics}, already accepted by it.
  * @param metrics - its result.
  * @returns reasons keyed by the missing metric's name (no key for a metric that is present).
- * @throws {@link RlAdvantagesError} (code `ambiguous_arm`) as {@link gateMetrics} does.
+ * @throws `RlAdvantagesError` (code `ambiguous_arm`) as {@link gateMetrics} does.
  * @example
  * ```ts
  * const input = { calibration: null, pilotLogs: {}, arms: spec.arms };

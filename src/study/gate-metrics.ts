@@ -65,7 +65,7 @@ function logError(file: string, line: number, field: string, message: string): R
  * @param text - the file's content.
  * @param file - the file name, used in error messages.
  * @returns the rows in file order (any extra keys are kept).
- * @throws {@link RlAdvantagesError} (code `bad_log`, `index` the 1-based line) naming file, line and field,
+ * @throws `RlAdvantagesError` (code `bad_log`, `index` the 1-based line) naming file, line and field,
  *   e.g. `pilot/advantages.jsonl:3: rollouts must be an integer >= 1, got 0`, for a line that is not a JSON
  *   object, a missing or mistyped field, a non-finite number, or an array whose length is not `rollouts`.
  * @example
@@ -193,7 +193,7 @@ function findArm(arms: readonly StudyArm[], test: (arm: StudyArm) => boolean, ro
  * The spec arms the gate metrics are about: the GS1 arm (its `advantage` a kernel estimator) and the GRPO
  * arm (`group_mean`); either is undefined when the spec has none.
  *
- * @throws {@link RlAdvantagesError} (code `ambiguous_arm`) when two arms qualify for one role.
+ * @throws `RlAdvantagesError` (code `ambiguous_arm`) when two arms qualify for one role.
  * @example
  * ```ts
  * gateArms(loadStudySpec(json).arms).gs1?.name; // "gs1_tfidf_g1"
@@ -254,7 +254,7 @@ function executed(rows: readonly AdvantageLogRow[], field: 'rollouts' | 'group_s
  * @param input.pilotLogs - the pilot's log rows keyed by arm name (see {@link parseAdvantageLog}).
  * @param input.arms - the spec's arms (`loadStudySpec(json).arms`).
  * @returns the measured metrics, keyed by gate metric name.
- * @throws {@link RlAdvantagesError} if `pilotLogs` names an arm the spec lacks, a row's `arm` differs from its
+ * @throws `RlAdvantagesError` if `pilotLogs` names an arm the spec lacks, a row's `arm` differs from its
  *   key, an arm logs a step twice, or two arms both qualify as the GS1 (or the GRPO) arm.
  * @example
  * ```ts

@@ -49,11 +49,11 @@ function checkOne(metric: string, value: number | null, min: number | null, max:
  * @param metrics - measured values by metric name; names the gate does not check are ignored.
  * @returns `{ passed, applicable, checks: [{ metric, value, min, max, status, reason }] }`, one entry per check
  *   in spec order; `value` is null when missing, `min` / `max` null when the check has none.
- * @throws {StudySpecError} (`invalid_spec`) for an invalid gate; {@link RlAdvantagesError} `bad_type` when
+ * @throws {StudySpecError} (`invalid_spec`) for an invalid gate; `RlAdvantagesError` `bad_type` when
  *   `metrics` is not an object or a value is neither a number nor null.
  * @example
  * ```ts
- * import { evaluateGate } from 'rl-advantages';
+ * import { evaluateGate } from 'rl-advantages/study';
  * const gate = { checks: [{ metric: 'offline_beff_ratio_tfidf_vs_loo_mean', min: 1.03 }] };
  * const result = evaluateGate(gate, { offline_beff_ratio_tfidf_vs_loo_mean: 0.976 });
  * console.log(result.passed, result.checks[0]?.reason); // false "0.976 < min 1.03"

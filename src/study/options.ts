@@ -40,6 +40,12 @@ export interface StudyOptions {
   readonly tuningBatches?: number;
   /** Progress: a phase starts, advances, ends. */
   readonly onPhase?: (event: PhaseEvent) => void;
+  /**
+   * Called after every write of summary.json (the run folder and the summary just written): where a caller keeps
+   * files drawn from the summary up to date, as `runStudyWithReports` (src/report/write.ts) does with report.md.
+   * The study itself writes no report.
+   */
+  readonly onSummary?: (dir: string, summary: StudySummary) => void;
 }
 
 /** Progress events for a terminal or a log. */

@@ -2,7 +2,6 @@
 // "Adopting a tuned kernel"). The revision sets the treatment arm's advantage to `kernel:PATH`, raises `version`,
 // and records why, when, and what the kernel was tuned on; it refuses a kernel whose tuning data share a task
 // (by id or by prompt) with the gate's calibration set, and it never touches the gate or any other field.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
@@ -14,6 +13,8 @@ import { studyArms } from './setup.js';
 import { loadStudySpec } from './spec.js';
 import { gateCalibrationTasks } from './task-sets.js';
 import { plainReason, usage } from './usage.js';
+import { sha256Hex } from '../internal/sha256.js';
+import { isObject } from '../internal/spec-problems.js';
 
 /** The `revision` record of a revised spec. */
 export interface SpecRevision {
@@ -67,13 +68,6 @@ export interface RevisedSpec {
 
 type Obj = Record<string, unknown>;
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 function kernelError(file: string, field: string, message: string): RlAdvantagesError {
   return new RlAdvantagesError(`--kernel ${file}: field "${field}" ${message}`, { code: 'invalid_kernel', field });
@@ -137,7 +131,7 @@ function kernelFacts(text: string, file: string): KernelFacts {
 /** Refuses a kernel tuned on any task of the gate's calibration set, matched by task id or by prompt sha256. */
 function refuseGateOverlap(facts: KernelFacts, gate: readonly Gsm8kItem[], kernelFile: string): void {
   const ids = new Set(gate.map((t) => t.id));
-  const prompts = new Map(gate.map((t) => [sha256(t.question), t.id]));
+  const prompts = new Map(gate.map((t) => [sha256Hex(t.question), t.id]));
   const shared: string[] = [];
   for (const t of facts.tasks) {
     if (ids.has(t.task_id)) shared.push(t.task_id);
@@ -191,11 +185,11 @@ export function reviseStudySpec(options: ReviseOptions): RevisedSpec {
     reason: options.reason ?? `adopt the tuned kernel ${path.basename(options.kernelPath)}`,
     date: (options.date ?? new Date()).toISOString(),
     previous_version: previousVersion,
-    previous_spec_sha256: sha256(specBytes),
+    previous_spec_sha256: sha256Hex(specBytes),
     arm: treatment.name,
     previous_advantage: treatment.advantage,
     advantage,
-    kernel_sha256: sha256(kernelBytes),
+    kernel_sha256: sha256Hex(kernelBytes),
     kernel_family: facts.family,
     tuning_data_sha256: tuning.map((input) => input.sha256).join(','),
     tuning_inputs: tuning,

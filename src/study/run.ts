@@ -5,11 +5,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Gsm8kItem } from '../data/gsm8k.js';
-import { renderReport } from '../report/markdown.js';
-import { writeStudyReports } from '../report/write.js';
 import { describeResumePoint } from './resume-point.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
-import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
+import { readJson, writeJsonAtomic } from './backends/files.js';
 import { studyDesignPower } from './design-power.js';
 import { phaseEvents } from './events.js';
 import { loadStudyQuestions, type StudyQuestions } from './load-questions.js';
@@ -73,7 +71,7 @@ function phaseContext(inputs: RunInputs): PhaseContext {
   };
   const save = (): void => {
     writeJsonAtomic(path.join(dir, 'summary.json'), summary);
-    writeFileAtomic(path.join(dir, 'report.md'), renderReport(summary));
+    options.onSummary?.(dir, summary);
   };
   const state = { checkpoints: {} };
   return { dir, spec, treatment, baseline, options, backend: options.backend, study, settings, summary, save, events, state };
@@ -101,8 +99,9 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
  *
  * Artifacts in `dir`: run.json (the run's identity), preflight.json, calibration/calibration.jsonl and
  * calibration/beff.json, pilot/<arm>/advantages.jsonl, pilot/eval_<policy>.jsonl, gate.json, arms/<arm>/advantages.jsonl,
- * eval/<arm>.jsonl, decision.json, summary.json, report.md and report.html (see `writeStudyReports`). Each is written
- * atomically. When the activation gate
+ * eval/<arm>.jsonl, decision.json and summary.json, each written atomically. The study writes no report: the CLI
+ * runs it through `runStudyWithReports` (src/report/write.ts), which adds report.md after every phase and
+ * report.html at the end. When the activation gate
  * fails, `length_bucket_loo` is scored on the same calibration set, both are recorded, and the run stops with exit
  * code 1: the gate is never relaxed.
  *
@@ -156,7 +155,5 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   }
   summary.exit_code = exitCode;
   ctx.save();
-  // report.html is drawn once, at the end, from the artifacts just written (rl-adv report redraws it the same way).
-  await writeStudyReports(dir);
   return { exitCode, summary };
 }

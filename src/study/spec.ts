@@ -116,8 +116,8 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
 
 /** An estimator name createEstimator accepts (docs/method.md section 2), or `kernel:PATH` (a kernel file), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
-  if (name.startsWith(KERNEL_PREFIX)) {
-    return name.slice(KERNEL_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
+  if (name.startsWith(KERNEL_NAME_PREFIX)) {
+    return name.slice(KERNEL_NAME_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
   }
   try {
     parseEstimatorName(name);
@@ -207,7 +207,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
  * @throws {StudySpecError} (`code` `invalid_spec`) listing every problem with its path.
  * @example
  * ```ts
- * import { parseActivationGate } from 'rl-advantages';
+ * import { parseActivationGate } from 'rl-advantages/study';
  * const gate = parseActivationGate({ checks: [{ metric: 'self_weight_max', min: 0, max: 0 }] });
  * console.log(gate.applicable, gate.checks.length); // true 1
  * ```
@@ -232,7 +232,7 @@ export function parseActivationGate(value: unknown, path = 'activation_gate'): A
  * @throws {StudySpecError} (`code` `invalid_spec`) listing every problem with its path.
  * @example
  * ```ts
- * import { parseArms } from 'rl-advantages';
+ * import { parseArms } from 'rl-advantages/study';
  * const arms = parseArms([{ name: 'gs1', advantage: 'tfidf_kernel_loo_T0.1', group_size: 1 }]);
  * console.log(arms[0]?.advantage); // "tfidf_kernel_loo_T0.1"
  * ```
@@ -257,7 +257,7 @@ export function parseArms(value: unknown, path = 'arms'): readonly StudyArm[] {
  * @example
  * ```ts
  * import { readFileSync } from 'node:fs';
- * import { loadStudySpec } from 'rl-advantages';
+ * import { loadStudySpec } from 'rl-advantages/study';
  * const spec = loadStudySpec(readFileSync('gs1-vs-grpo.spec.json', 'utf8'));
  * console.log(spec.arms.map((a) => a.advantage)); // ["group_mean", "tfidf_kernel_loo_T0.1"]
  * console.log(spec.raw.base_model); // "Qwen/Qwen3.5-2B"

@@ -1,4 +1,4 @@
-// The tuning phase's kernel: tune-kernel (src/kernels/tune) on the tuning rows, written to kernel.json in the run
+// The tuning phase's kernel: tune-kernel (src/tuning) on the tuning rows, written to kernel.json in the run
 // folder, and the figures summary.json keeps from its provenance. A kernel.json already there (a resumed run) is
 // reused as it is: the same rows give the same kernel, so it is never tuned twice.
 import { createHash } from 'node:crypto';
@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../calibration/beff.js';
 import { kernelFileJson, loadKernel } from '../kernels/kernel-file.js';
-import { tuneKernel } from '../kernels/tune/tune.js';
+import { tuneKernel } from '../tuning/tune.js';
 import { writeFileAtomic } from './backends/files.js';
 import type { PhaseContext } from './phases/context.js';
 import type { TuningKernelSummary } from './summary.js';

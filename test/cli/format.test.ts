@@ -7,23 +7,23 @@ import { closestName, didYouMean, editDistance } from '../../src/cli/suggest.js'
 import { rlAdv, tempDir, writeJsonl } from './run.js';
 
 describe('plural', () => {
-  it('is singular for exactly one, plural otherwise, with irregular plurals given', () => {
+  it('is singular for exactly one, plural otherwise, with irregular plurals given', async () => {
     expect([plural(0, 'rollout'), plural(1, 'rollout'), plural(2, 'rollout')]).toEqual(['0 rollouts', '1 rollout', '2 rollouts']);
     expect([plural(1, 'criterion', 'criteria'), plural(3, 'criterion', 'criteria')]).toEqual(['1 criterion', '3 criteria']);
   });
 
-  it('commands print one of a thing in the singular', () => {
+  it('commands print one of a thing in the singular', async () => {
     const dir = tempDir();
     const corpus = join(dir, 'one.txt');
     writeFileSync(corpus, 'apples and pears\n');
-    const fit = rlAdv(['tfidf', 'fit', '--corpus', corpus, '--out', join(dir, 'v.json')]);
+    const fit = await rlAdv(['tfidf', 'fit', '--corpus', corpus, '--out', join(dir, 'v.json')]);
     expect(fit.stderr).toBe(`rl-adv: fitted on 1 document, 3 terms; saved to ${join(dir, 'v.json')}\n`);
     const input = writeJsonl(dir, 'one.jsonl', [{ reward: 1, group: 'q' }]);
     const out = join(dir, 'adv.jsonl');
-    const advantages = rlAdv(['advantages', '--estimator', 'group_mean', '--input', input, '--output', out]);
+    const advantages = await rlAdv(['advantages', '--estimator', 'group_mean', '--input', input, '--output', out]);
     expect(advantages.stderr).toBe(`rl-adv: wrote 1 advantage (group_mean) to ${out}\nrl-adv: 1 group (1 of one, 0 zero-variance), 100% of advantages exactly 0\n`);
     expect(readFileSync(out, 'utf8')).toMatch(/^\{"advantage":0,"baseline":1,/);
-    const loo = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', input]);
+    const loo = await rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', input]);
     expect(loo.stderr).toMatch(/field "reward": has 1 rollout; loo_batch_mean needs at least 2/);
   });
 });

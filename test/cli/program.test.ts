@@ -28,39 +28,39 @@ const COMMANDS = [
 ];
 
 describe('rl-adv', () => {
-  it('lists every command in --help, which shows an example and the exit codes', () => {
-    const run = rlAdv(['--help']);
+  it('lists every command in --help, which shows an example and the exit codes', async () => {
+    const run = await rlAdv(['--help']);
     expect(run.code).toBe(0);
     for (const [name] of COMMANDS) expect(run.stdout).toMatch(new RegExp(`\\n {2}${name} `));
     expect(run.stdout).toMatch(/\nExample:\n {2}rl-adv /);
     expect(run.stdout).toMatch(/Exit codes: 0 success, 1 a failed gate, 2 bad input or usage/);
   });
 
-  it('every command rl-adv --help lists is one this suite checks, or study (tested by its own suite)', () => {
-    const section = rlAdv(['--help']).stdout.split('Commands:\n')[1]?.split('\n\n')[0] ?? '';
+  it('every command rl-adv --help lists is one this suite checks, or study (tested by its own suite)', async () => {
+    const section = (await rlAdv(['--help'])).stdout.split('Commands:\n')[1]?.split('\n\n')[0] ?? '';
     const listed = [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
     expect(listed.filter((name) => name !== 'help' && name !== 'study')).toEqual(COMMANDS.filter((c) => c.length === 1).map((c) => c[0]));
   });
 
-  it.each(COMMANDS.map((c) => c.join(' ')))('%s --help shows an Example section with a runnable rl-adv line', (command) => {
-    const run = rlAdv([...command.split(' '), '--help']);
+  it.each(COMMANDS.map((c) => c.join(' ')))('%s --help shows an Example section with a runnable rl-adv line', async (command) => {
+    const run = await rlAdv([...command.split(' '), '--help']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/\nExamples?:\n {2}(echo .*\| (\\\n {6})?)?rl-adv /);
   });
 
-  it('--version prints the package version', () => {
-    expect(rlAdv(['--version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  it('--version prints the package version', async () => {
+    expect((await rlAdv(['--version']))).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
   });
 
-  it('usage errors exit 2 with one rl-adv: message and a hint, no stack trace', () => {
-    const unknown = rlAdv(['frobnicate']);
+  it('usage errors exit 2 with one rl-adv: message and a hint, no stack trace', async () => {
+    const unknown = await rlAdv(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^rl-adv: unknown command 'frobnicate'/);
-    const option = rlAdv(['gate', '--spec', 'x', '--metrics', 'y', '--bogus']);
+    const option = await rlAdv(['gate', '--spec', 'x', '--metrics', 'y', '--bogus']);
     expect(option.code).toBe(2);
     expect(option.stderr).toMatch(/^rl-adv: unknown option '--bogus'\n\(run rl-adv gate --help for usage\)/);
-    const none = rlAdv([]);
+    const none = await rlAdv([]);
     expect(none.code).toBe(2);
     expect(none.stdout).toBe('');
     for (const run of [unknown, option, none]) expect(run.stderr).not.toMatch(/\n\s+at /);

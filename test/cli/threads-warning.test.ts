@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import { configureKernelThreads } from '../../src/internal/kernel-threads.js';
+import { configureKernelThreads } from '../../src/kernels/kernel-threads.js';
 import { repoRoot } from '../helpers/paths.js';
 import { cliPath, tempDir, writeJsonl } from './run.js';
 

@@ -16,41 +16,41 @@ function rows(): unknown[] {
 }
 
 describe('kernel:PATH', () => {
-  it('is an estimator name in advantages, calibrate and serve (relative to the current directory)', () => {
+  it('is an estimator name in advantages, calibrate and serve (relative to the current directory)', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'kernel.json'), JSON.stringify(kernel));
     writeJsonl(dir, 'calib.jsonl', rows());
-    const advantages = rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'calib.jsonl'], { cwd: dir });
+    const advantages = await rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'calib.jsonl'], { cwd: dir });
     expect(advantages.code).toBe(0);
     expect(parseLines(advantages.stdout)).toHaveLength(120);
-    const calibrate = rlAdv(['calibrate', '--input', 'calib.jsonl', '--estimators', 'kernel:kernel.json', '--batch-size', '8', '--batches', '500', '--json'], { cwd: dir });
+    const calibrate = await rlAdv(['calibrate', '--input', 'calib.jsonl', '--estimators', 'kernel:kernel.json', '--batch-size', '8', '--batches', '500', '--json'], { cwd: dir });
     expect(calibrate.code).toBe(0);
     expect(Object.keys(JSON.parse(calibrate.stdout).estimators)).toEqual(['loo_batch_mean', 'kernel:kernel.json']);
     const request = JSON.stringify({ id: 1, estimator: 'kernel:kernel.json', rewards: [1, 0, 1], prompts: ['a', 'bb bb', 'a a a a a a'] });
-    const serve = rlAdv(['serve'], { cwd: dir, input: request + '\n' });
+    const serve = await rlAdv(['serve'], { cwd: dir, input: request + '\n' });
     expect(serve.code).toBe(0);
     expect((parseLines(serve.stdout)[0] as { advantages: number[] }).advantages).toHaveLength(3);
   });
 
-  it('a bad kernel file exits 2 naming the file and the field', () => {
+  it('a bad kernel file exits 2 naming the file and the field', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...kernel, params: { ...kernel.params, bandwidth: -1 } }));
     writeJsonl(dir, 'calib.jsonl', rows());
-    const run = rlAdv(['advantages', '--estimator', 'kernel:bad.json', '--input', 'calib.jsonl'], { cwd: dir });
+    const run = await rlAdv(['advantages', '--estimator', 'kernel:bad.json', '--input', 'calib.jsonl'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/bad\.json: kernel\.params\.bandwidth must be a finite number > 0, got -1/);
-    const missing = rlAdv(['calibrate', '--input', 'calib.jsonl', '--estimators', 'kernel:none.json'], { cwd: dir });
+    const missing = await rlAdv(['calibrate', '--input', 'calib.jsonl', '--estimators', 'kernel:none.json'], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--estimators kernel:none\.json: .*cannot read the kernel file/);
   });
 });
 
 describe('rl-adv tune-kernel', () => {
-  it('writes a kernel usable as kernel:PATH, an --html page, and keeps an existing --out', () => {
+  it('writes a kernel usable as kernel:PATH, an --html page, and keeps an existing --out', async () => {
     const dir = tempDir();
     writeJsonl(dir, 'calib.jsonl', rows());
     const args = ['tune-kernel', '--input', 'calib.jsonl', '--families', 'length,loo_batch_mean', '--batch-size', '8', '--batches', '200', '--out', 'kernel.json'];
-    const run = rlAdv([...args, '--json', '--html', 'kernel.html'], { cwd: dir });
+    const run = await rlAdv([...args, '--json', '--html', 'kernel.html'], { cwd: dir });
     expect(run.code).toBe(0);
     const figures = JSON.parse(run.stdout);
     expect(figures.per_family.map((f: { family: string }) => f.family)).toEqual(['length', 'loo_batch_mean']);
@@ -58,21 +58,21 @@ describe('rl-adv tune-kernel', () => {
     expect(file.provenance.inputs[0]).toMatchObject({ role: 'input', path: 'calib.jsonl', rows: 120 });
     expect(file.provenance.refit_on_all_tasks).toBe(true);
     expect(existsSync(join(dir, 'kernel.html'))).toBe(true);
-    const again = rlAdv(args, { cwd: dir });
+    const again = await rlAdv(args, { cwd: dir });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/--out kernel\.json exists; it is kept/);
-    expect(rlAdv([...args, '--force'], { cwd: dir }).code).toBe(0);
+    expect((await rlAdv([...args, '--force'], { cwd: dir })).code).toBe(0);
   });
 
-  it('names the file, line and field of a bad row, and a bad flag', () => {
+  it('names the file, line and field of a bad row, and a bad flag', async () => {
     const dir = tempDir();
     writeJsonl(dir, 'calib.jsonl', [...rows().slice(0, 4), { task_id: 'x', prompt: 'p', reward: 'one' }]);
-    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json'], { cwd: dir });
+    const run = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/calib\.jsonl:5: field "reward"/);
-    const holdout = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json', '--holdout', '1.5'], { cwd: dir });
+    const holdout = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json', '--holdout', '1.5'], { cwd: dir });
     expect(holdout.stderr).toMatch(/--holdout 1\.5: give a fraction strictly between 0 and 1/);
-    const families = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json', '--families', 'length,magic'], { cwd: dir });
+    const families = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json', '--families', 'length,magic'], { cwd: dir });
     expect(families.stderr).toMatch(/--families length,magic: unknown family "magic"/);
   });
 });
@@ -83,20 +83,20 @@ describe('rl-adv tune-kernel --features', () => {
     return (rows() as { task_id: string; prompt: string }[]).map((r, k) => (k % 2 === 0 ? { task_id: r.task_id, features: [k % 6, 1] } : { prompt: r.prompt, features: [k % 6, 1] }));
   }
 
-  it('tunes the embedding family on user vectors; the kernel refuses a prompt it has no vector for', () => {
+  it('tunes the embedding family on user vectors; the kernel refuses a prompt it has no vector for', async () => {
     const dir = tempDir();
     writeJsonl(dir, 'calib.jsonl', rows());
     writeJsonl(dir, 'emb.jsonl', features());
-    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '200', '--out', 'kernel.json', '--json'], { cwd: dir });
+    const run = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '200', '--out', 'kernel.json', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
     const file = JSON.parse(readFileSync(join(dir, 'kernel.json'), 'utf8'));
     expect(file.family).toBe('embedding');
     expect(file.fitted.dimension).toBe(2);
     expect(Object.keys(file.fitted.vectors)).toHaveLength(120);
     expect(file.provenance.inputs[1]).toMatchObject({ role: 'features', path: 'emb.jsonl', rows: 120 });
-    expect(rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'calib.jsonl'], { cwd: dir }).code).toBe(0);
+    expect((await rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'calib.jsonl'], { cwd: dir })).code).toBe(0);
     writeJsonl(dir, 'new.jsonl', [...rows().slice(0, 2), { task_id: 'new', prompt: 'a new question', reward: 1 }]);
-    const unknown = rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'new.jsonl'], { cwd: dir });
+    const unknown = await rlAdv(['advantages', '--estimator', 'kernel:kernel.json', '--input', 'new.jsonl'], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/new\.jsonl:3: field "prompt": has no feature vector: an embedding kernel only knows the prompts it was given vectors for/);
   });
@@ -107,19 +107,19 @@ describe('rl-adv tune-kernel --features', () => {
     [[{ task_id: 't0', features: 3 }], /emb\.jsonl:1: field "features": must be a non-empty array of finite numbers, got 3/],
     [[{ task_id: 't0', features: [1] }, { task_id: 't0', features: [2] }], /emb\.jsonl:2: field "task_id": "t0" is given twice/],
     [[{ task_id: 't0', features: [1] }], /emb\.jsonl: task "t1" has no feature vector/],
-  ])('exits 2 naming the --features file, line and field %#', (lines, message) => {
+  ])('exits 2 naming the --features file, line and field %#', async (lines, message) => {
     const dir = tempDir();
     writeJsonl(dir, 'calib.jsonl', rows());
     writeJsonl(dir, 'emb.jsonl', lines);
-    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '50', '--out', 'k.json'], { cwd: dir });
+    const run = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--features', 'emb.jsonl', '--families', 'embedding', '--batch-size', '8', '--batches', '50', '--out', 'k.json'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
 
-  it('refuses --families embedding without --features', () => {
+  it('refuses --families embedding without --features', async () => {
     const dir = tempDir();
     writeJsonl(dir, 'calib.jsonl', rows());
-    const run = rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--families', 'embedding', '--out', 'k.json'], { cwd: dir });
+    const run = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--families', 'embedding', '--out', 'k.json'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--families embedding: the embedding family needs --features F\.jsonl/);
   });

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { calibrateBeff } from '../../src/calibration/index.js';
 import {
-  calibrateBeff,
   canonicalEstimatorName,
   catalogueJson,
   createEstimator,

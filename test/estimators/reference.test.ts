@@ -2,18 +2,7 @@
 // (test/fixtures/generate_advantage_fixtures.py, numpy; files and commits cited there).
 // Within 1e-12, except where a case states why we differ (docs/estimators.md).
 import { describe, expect, it } from 'vitest';
-import {
-  gpg,
-  groupMean,
-  groupMeanStd,
-  grpoPassk,
-  opo,
-  passk,
-  reinforcePlusPlusBaseline,
-  remax,
-  rloo,
-  type Normalize,
-} from '../../src/index.js';
+import { gpg, groupMean, groupMeanStd, grpoPassk, opo, passk, reinforcePlusPlusBaseline, remax, rloo, type Normalize } from '../../src/index.js';
 import { readFixture } from '../helpers/paths.js';
 
 interface VerlCase {

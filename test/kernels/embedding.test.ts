@@ -4,8 +4,10 @@
 import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { createEstimator, kernelFileJson, loadKernel, RlAdvantagesError, tuneKernel, type CalibrationRow, type TuneKernelResult } from '../../src/index.js';
-import { resolveFeatureRows } from '../../src/kernels/tune/vectors.js';
+import { createEstimator, kernelFileJson, loadKernel, RlAdvantagesError } from '../../src/index.js';
+import { type CalibrationRow } from '../../src/calibration/index.js';
+import { tuneKernel, type TuneKernelResult } from '../../src/tuning/index.js';
+import { resolveFeatureRows } from '../../src/tuning/vectors.js';
 
 const TASKS = 400;
 const DIMENSION = 4;

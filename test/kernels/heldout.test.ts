@@ -2,7 +2,7 @@
 // (0, inf), the range of a ratio of variances, and symmetric on the log scale around the ratio.
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { tuneKernel } from '../../src/kernels/tune/tune.js';
+import { tuneKernel } from '../../src/tuning/tune.js';
 
 describe('held-out interval on the log scale', () => {
   it.each(['a', 'b', 'c'])('seed %s: every family interval is inside (0, inf), around the ratio, log-symmetric to 1e-12', (seed) => {

@@ -14,6 +14,8 @@ const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'u
   files: string[];
 };
 const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+/** The subpath exports besides the root (package.json "exports"). */
+const SUBPATHS = ['calibration', 'stats', 'tuning', 'study', 'report', 'data'] as const;
 let project: string;
 let packed: string[];
 
@@ -39,7 +41,14 @@ beforeAll(() => {
     symlinkSync(path.join(repoRoot, 'node_modules', dep), link, 'dir');
   }
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-}, 120_000);
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: [], skipLibCheck: false, outDir: 'out' },
+      include: ['*.ts', '*.mts', '*.cts'],
+    }),
+  );
+});
 
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
@@ -48,18 +57,12 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds dist, the shipped spec, the formula reference and the Tinker drivers, but no tests or sources', () => {
     expect(packed).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js', 'specs/gs1-vs-grpo.json', 'docs/method.md']));
+    for (const sub of SUBPATHS) expect(packed).toEqual(expect.arrayContaining(['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `dist/${sub}${ext}`)));
     expect(packed).toEqual(expect.arrayContaining(['examples/tinker-cookbook/run_arm.py', 'examples/tinker-cookbook/rl_adv_examples/common.py']));
     expect(packed.filter((f) => /^(src|test|bench)\/|\/tests\/|__pycache__/.test(f))).toEqual([]);
   });
 
   it('compiles ESM, CommonJS and TypeScript consumers with tsc, without @types/node or skipLibCheck', () => {
-    writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: [], skipLibCheck: false, outDir: 'out' },
-        include: ['*.ts', '*.mts', '*.cts'],
-      }),
-    );
     writeFileSync(
       path.join(project, 'esm.mts'),
       [
@@ -81,7 +84,8 @@ describe('the packed tarball', () => {
     writeFileSync(
       path.join(project, 'types.ts'),
       [
-        "import { createEstimator, resolveGsm8kDir, type EstimatorName } from 'rl-advantages';",
+        "import { createEstimator, type EstimatorName } from 'rl-advantages';",
+        "import { resolveGsm8kDir } from 'rl-advantages/data';",
         '// @ts-expect-error an unknown literal name is a compile error',
         "createEstimator('grpo');",
         '// @ts-expect-error tfidf_kernel_loo needs its _T<T> suffix',
@@ -102,6 +106,63 @@ describe('the packed tarball', () => {
     const cjs = node(['out/cjs.cjs']);
     expect(cjs.stderr).toBe('');
     expect(JSON.parse(cjs.stdout)).toEqual([1 - 1 / 3, 0 - 2 / 3, 0 - 2 / 3, 1 - 1 / 3]); // r_i - b_i, as computed in float64
+  });
+
+  it('every subpath loads in ESM and CommonJS with its types; the root loads no chart, command-line or study code', () => {
+    writeFileSync(
+      path.join(project, 'subpaths.mts'),
+      [
+        "import { RlAdvantagesError, createEstimator } from 'rl-advantages';",
+        "import { calibrateBeff } from 'rl-advantages/calibration';",
+        "import { parseDecisionRule, pairedHoeffding } from 'rl-advantages/stats';",
+        "import { tuneKernel } from 'rl-advantages/tuning';",
+        "import { runStudy, loadStudySpec } from 'rl-advantages/study';",
+        "import { writeStudyReports, runStudyWithReports } from 'rl-advantages/report';",
+        "import { loadGsm8k, gsm8kReward } from 'rl-advantages/data';",
+        'declare const console: { log(text: string): void };',
+        'let sameClass = false;',
+        'try { parseDecisionRule({}); } catch (error) { sameClass = error instanceof RlAdvantagesError; }',
+        'const kinds = [createEstimator, calibrateBeff, pairedHoeffding, tuneKernel, runStudy, loadStudySpec, writeStudyReports, runStudyWithReports, loadGsm8k, gsm8kReward].map((f) => typeof f);',
+        'console.log(JSON.stringify({ sameClass, kinds }));',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(project, 'root-only.cts'),
+      [
+        "import rl = require('rl-advantages');",
+        'declare const console: { log(text: string): void };',
+        'declare const require: { cache: Record<string, unknown>; (id: string): unknown };',
+        "const fs = require('fs') as { readFileSync(file: string, encoding: string): string };",
+        '// Every file require() loaded: no chart or command-line package, and no dist file holding study, report or CLI code.',
+        'const loaded = Object.keys(require.cache).filter((f) =>',
+        "  /node_modules[\\\\/](vega|vega-lite|commander|cli-progress)[\\\\/]/.test(f) ||",
+        "  (/rl-advantages[\\\\/]dist[\\\\/]/.test(f) && /function (runStudy|renderStudyHtml|buildProgram|renderChartSvg|calibrateBeff)\\d*\\(/.test(fs.readFileSync(f, 'utf8'))));",
+        "console.log(JSON.stringify({ loaded, files: Object.keys(require.cache).length > 1, estimator: rl.createEstimator('group_mean').name }));",
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(project, 'subpaths-cjs.cts'),
+      [
+        "import stats = require('rl-advantages/stats');",
+        "import study = require('rl-advantages/study');",
+        "import rl = require('rl-advantages');",
+        'declare const console: { log(text: string): void };',
+        'let sameClass = false;',
+        'try { stats.parseDecisionRule({}); } catch (error) { sameClass = error instanceof rl.RlAdvantagesError; }',
+        'console.log(JSON.stringify({ sameClass, kinds: [typeof study.runStudy, typeof stats.decide] }));',
+      ].join('\n'),
+    );
+    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    const esm = node(['out/subpaths.mjs']);
+    expect(esm.stderr).toBe('');
+    expect(JSON.parse(esm.stdout)).toEqual({ sameClass: true, kinds: Array(10).fill('function') });
+    const cjs = node(['out/subpaths-cjs.cjs']);
+    expect(cjs.stderr).toBe('');
+    expect(JSON.parse(cjs.stdout)).toEqual({ sameClass: true, kinds: ['function', 'function'] });
+    const root = node(['out/root-only.cjs']);
+    expect(root.stderr).toBe('');
+    expect(JSON.parse(root.stdout)).toEqual({ loaded: [], files: true, estimator: 'group_mean' });
   });
 
   it('the installed CLI prints its shipped spec and finds the Tinker drivers beside dist', () => {

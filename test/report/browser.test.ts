@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { chromium, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { runStudy } from '../../src/study/run.js';
+import { runStudyWithReports } from '../../src/report/write.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { specPath } from '../helpers/paths.js';
@@ -93,7 +93,7 @@ async function gridAndDataContrast(page: Page): Promise<{ grid: number; data: nu
 describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
   it('opens without console errors and reads correctly, in light and dark mode', async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'rl-adv-report-')), 'run');
-    await runStudy({
+    await runStudyWithReports({
       specPath,
       dir,
       backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import { readStudyArtifacts } from '../../src/report/artifacts.js';
-import { writeStudyReports } from '../../src/report/write.js';
-import { runStudy } from '../../src/study/run.js';
+import { runStudyWithReports, writeStudyReports } from '../../src/report/write.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { rlAdv } from '../cli/run.js';
@@ -20,9 +19,9 @@ beforeAll(async () => {
   failed = path.join(root, 'failed');
   decided = path.join(root, 'decided');
   const quick = { calibrationBatches: 1000, calibrationBootstrap: 10, questions: 'clustered' as const };
-  await runStudy({ specPath, dir: failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
-  await runStudy({ specPath, dir: decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 4, evalLimit: 200, ...quick });
-}, 120_000);
+  await runStudyWithReports({ specPath, dir: failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
+  await runStudyWithReports({ specPath, dir: decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 4, evalLimit: 200, ...quick });
+});
 
 describe('study reports', () => {
   it('a gate-failing run has report.html with the reward, B_eff (fallback included) and gate charts, no decision', () => {
@@ -34,12 +33,12 @@ describe('study reports', () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 
-  it('rl-adv report RUN_DIR rebuilds report.md and report.html bit for bit from the artifacts', () => {
+  it('rl-adv report RUN_DIR rebuilds report.md and report.html bit for bit from the artifacts', async () => {
     for (const dir of [failed, decided]) {
       const before = ['report.md', 'report.html'].map((f) => readFileSync(path.join(dir, f)));
       rmSync(path.join(dir, 'report.md'));
       rmSync(path.join(dir, 'report.html'));
-      const run = rlAdv(['report', dir]);
+      const run = await rlAdv(['report', dir]);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(`wrote ${path.join(dir, 'report.md')}\nwrote ${path.join(dir, 'report.html')}\n`);
@@ -94,7 +93,7 @@ describe('study reports', () => {
 
   it('refuses a folder that is not a study run (exit 2, names the folder), and a run missing a file summary.json names', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'rl-adv-report-empty-'));
-    const run = rlAdv(['report', empty]);
+    const run = await rlAdv(['report', empty]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${empty}: no summary.json here, so it is not a study run folder`);
     rmSync(path.join(decided, 'eval', Object.keys(readStudyArtifacts(decided).summary.eval ?? {})[0] + '.jsonl'));

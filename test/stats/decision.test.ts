@@ -1,6 +1,7 @@
 // decide() with the three methods (docs/method.md section 5) and the spec's method checks.
 import { describe, expect, it } from 'vitest';
-import { decide, decisionJson, parseDecisionRule, RlAdvantagesError, StudySpecError, type PairedItem } from '../../src/index.js';
+import { RlAdvantagesError } from '../../src/index.js';
+import { decide, decisionJson, parseDecisionRule, StudySpecError, type PairedItem } from '../../src/stats/index.js';
 
 function rule(method: string, weights = { treatment: 1, baseline: -1 }) {
   return parseDecisionRule({ method, alpha: 0.05, criteria: [{ id: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.05, weights }] });

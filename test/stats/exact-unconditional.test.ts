@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { criterionVerdict, decisionMethod, nForPower, verdictProbabilities } from '../../src/index.js';
+import { criterionVerdict, decisionMethod, nForPower, verdictProbabilities } from '../../src/stats/index.js';
 import { exactUnconditionalInterval, exactUnconditionalThresholds, scoreRegion, upperPValue } from '../../src/stats/exact-unconditional.js';
 import { tangoInterval, tangoScore, tangoThresholds } from '../../src/stats/tango.js';
 import { logFactorials, regionProbability, supremum } from '../../src/stats/unconditional-core.js';

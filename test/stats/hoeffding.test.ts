@@ -2,16 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  combineVerdicts,
-  criterionVerdict,
-  decide,
-  hoeffdingHalfWidth,
-  pairedHoeffding,
-  planDecision,
-  type PairedItem,
-  type Verdict,
-} from '../../src/index.js';
+import { combineVerdicts, criterionVerdict, decide, hoeffdingHalfWidth, pairedHoeffding, planDecision, type PairedItem, type Verdict } from '../../src/stats/index.js';
 import { loadStudySpec, parseDecisionRule, StudySpecError, type DecisionRule } from '../../src/study/spec.js';
 import { gsm8kDir, specPath } from '../helpers/paths.js';
 import { thrown } from '../helpers/errors.js';

@@ -4,16 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  DECISION_METHOD_NAMES,
-  decisionMethod,
-  empiricalBernsteinHalfWidth,
-  exactBinomialInterval,
-  pairedEmpiricalBernstein,
-  pairedExactBinomial,
-  pairedHoeffding,
-  type DecisionMethodName,
-} from '../../src/index.js';
+import { DECISION_METHOD_NAMES, decisionMethod, empiricalBernsteinHalfWidth, exactBinomialInterval, pairedEmpiricalBernstein, pairedExactBinomial, pairedHoeffding, type DecisionMethodName } from '../../src/stats/index.js';
 import { thrown } from '../helpers/errors.js';
 
 interface IntervalRow extends Record<DecisionMethodName, [number, number]> {

@@ -4,17 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  DECISION_METHOD_NAMES,
-  RlAdvantagesError,
-  decisionMethod,
-  criterionVerdict,
-  nForPower,
-  observedThresholds,
-  powerTable,
-  verdictProbabilities,
-  type DecisionMethodName,
-} from '../../src/index.js';
+import { RlAdvantagesError } from '../../src/index.js';
+import { DECISION_METHOD_NAMES, decisionMethod, criterionVerdict, nForPower, observedThresholds, powerTable, verdictProbabilities, type DecisionMethodName } from '../../src/stats/index.js';
 
 interface PowerRowFixture {
   method: DecisionMethodName;

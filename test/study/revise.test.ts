@@ -89,7 +89,7 @@ describe('reviseStudySpec', () => {
     expect(existsSync(path.join(dir, 'x.json'))).toBe(false);
   });
 
-  it('refuses a kernel file without the fields it reads, naming the field', () => {
+  it('refuses a kernel file without the fields it reads, naming the field', async () => {
     const bad = path.join(dir, 'bad.json');
     const noTasks = kernelTunedOn([]);
     writeFileSync(bad, JSON.stringify(noTasks));
@@ -100,7 +100,7 @@ describe('reviseStudySpec', () => {
     expect(() => reviseStudySpec({ specPath, kernelPath: bad, outPath: path.join(dir, 'x.json'), train })).toThrow(/is not valid JSON/);
   });
 
-  it('never overwrites --out without force, nor the spec itself', () => {
+  it('never overwrites --out without force, nor the spec itself', async () => {
     const out = path.join(dir, 'exists.json');
     writeFileSync(out, 'keep me');
     expect(() => writeRevisedSpec({ specPath, kernelPath, outPath: out, train })).toThrow(/--out .* exists; refusing to overwrite it \(pass --force/);
@@ -112,19 +112,19 @@ describe('reviseStudySpec', () => {
 });
 
 describe('rl-adv study revise', () => {
-  it('writes the revised spec and says what changed; refusals exit 2; study --spec and study revise --spec do not clash', () => {
+  it('writes the revised spec and says what changed; refusals exit 2; study --spec and study revise --spec do not clash', async () => {
     const out = path.join(dir, 'cli.v2.json');
-    const ok = rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out, '--reason', 'cli test']);
+    const ok = await rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out, '--reason', 'cli test']);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/version 2, arm gs1_tfidf_g1: tfidf_kernel_loo_T0.1 -> kernel:run\/kernel.json \(length, held-out ratio 1.0310 \[1.0020, 1.0600\]; 200 tuning tasks, none in the gate's calibration set\)/);
     expect(JSON.parse(readFileSync(out, 'utf8')).revision.reason).toBe('cli test');
-    const again = rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out]);
+    const again = await rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out]);
     expect([again.code, again.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --out .* exists; it is kept: give another file, or --force to replace it\n$/)]);
-    const missing = rlAdv(['study', 'revise', '--spec', specPath, '--out', out]);
+    const missing = await rlAdv(['study', 'revise', '--spec', specPath, '--out', out]);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/required option '--kernel <file>' not specified/)]);
     // `study` without --out is still refused by name, before any work.
-    const noOut = rlAdv(['study', '--spec', specPath]);
+    const noOut = await rlAdv(['study', '--spec', specPath]);
     expect([noOut.code, noOut.stderr]).toEqual([2, expect.stringMatching(/required option '--out <dir>' not specified/)]);
   });
 });

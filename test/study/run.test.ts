@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import { parseAdvantageLog } from '../../src/study/gate-metrics.js';
 import { createTinkerBackend } from '../../src/study/backends/tinker.js';
-import { runStudy, type StudyOptions } from '../../src/study/run.js';
+import { runStudyWithReports } from '../../src/report/write.js';
+import type { StudyOptions } from '../../src/study/run.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { clusteredQuestions, questionsJsonl } from '../../src/study/sim/questions.js';
 import { SIM_CLUSTERED_DEFAULTS, SIM_DEFAULTS } from '../../src/study/sim/world.js';
@@ -49,7 +50,7 @@ beforeAll(() => {
 describe('runStudy on the sim backend: the gate-failure path (default coupling, the record regime)', () => {
   it('runs preflight, calibration and pilot, fails the gate, scores the fallback and stops with exit code 1', async () => {
     const dir = path.join(temp(), 'run');
-    const { exitCode, summary } = await runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
+    const { exitCode, summary } = await runStudyWithReports({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
     expect(exitCode).toBe(1);
     expect(Object.keys(summary)).toEqual(expect.arrayContaining(['spec', 'seed', 'backend', 'version', 'phases', 'calibration', 'gate']));
     expect(summary.backend).toBe('sim');
@@ -121,7 +122,7 @@ describe('runStudy on the sim backend: the full path (the built-in clustered que
   it('passes the gate, trains both arms, evaluates and decides; two runs give identical artifacts but wall times', async () => {
     const a = path.join(temp(), 'a');
     const b = path.join(temp(), 'b');
-    const first = await runStudy(options(a));
+    const first = await runStudyWithReports(options(a));
     expect(first.exitCode).toBe(0);
     const s = first.summary;
     expect(s.gate?.passed).toBe(true);
@@ -152,7 +153,7 @@ describe('runStudy on the sim backend: the full path (the built-in clustered que
     expect(report).toContain('## Decision:');
     expect(report).toContain('half-width');
 
-    const second = await runStudy(options(b));
+    const second = await runStudyWithReports(options(b));
     expect(second.exitCode).toBe(0);
     expect(files(b)).toEqual(files(a));
     for (const f of files(a)) {
@@ -171,8 +172,8 @@ describe('runStudy on the sim backend: the full path (the built-in clustered que
 
   it('--resume of a finished run changes nothing and returns the same outcome', async () => {
     const dir = path.join(temp(), 'r');
-    const first = await runStudy(options(dir));
-    const again = await runStudy({ ...options(dir), resume: true });
+    const first = await runStudyWithReports(options(dir));
+    const again = await runStudyWithReports({ ...options(dir), resume: true });
     expect(again.exitCode).toBe(first.exitCode);
     expect(again.summary.decision).toEqual(first.summary.decision);
   });
@@ -182,7 +183,7 @@ describe('the activation gate over seeds 0..4 at the study\'s calibration size (
   // The ratio does not depend on the bootstrap (drawn after the main batches), so it is skipped to save time; the
   // gate then sees exactly the ratio the CLI's default run sees (docs/sim.md has the figures per seed).
   const gateOf = async (seed: number, o: Pick<StudyOptions, 'backend' | 'questions' | 'dataDir'>) => {
-    const { summary } = await runStudy({ specPath, dir: path.join(temp(), 'run'), seed, ...o, calibrationBootstrap: 0, steps: 1, evalLimit: 10 });
+    const { summary } = await runStudyWithReports({ specPath, dir: path.join(temp(), 'run'), seed, ...o, calibrationBootstrap: 0, steps: 1, evalLimit: 10 });
     const beff = summary.gate?.checks.find((c) => c.metric === 'offline_beff_ratio_tfidf_vs_loo_mean');
     const others = summary.gate?.checks.filter((c) => c !== beff).map((c) => c.status);
     return { passed: summary.gate?.passed, ratio: beff?.value ?? Number.NaN, others };
@@ -207,10 +208,10 @@ describe('runStudy refuses bad input before writing anything', () => {
     const bad = path.join(root, 'bad.spec.json');
     writeFileSync(bad, JSON.stringify({ decision_rule: { method: 'paired_hoeffding', alpha: 2, criteria: [] }, arms: [] }));
     const dir = path.join(root, 'out');
-    await expect(runStudy({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/alpha/);
+    await expect(runStudyWithReports({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/alpha/);
     expect(existsSync(dir)).toBe(false);
     writeFileSync(bad, '{ not json');
-    await expect(runStudy({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not valid JSON/);
+    await expect(runStudyWithReports({ specPath: bad, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not valid JSON/);
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -218,7 +219,7 @@ describe('runStudy refuses bad input before writing anything', () => {
     const root = temp();
     writeFileSync(path.join(root, 'file'), 'x');
     const dir = path.join(root, 'file', 'out');
-    const run = runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir });
+    const run = runStudyWithReports({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir });
     await expect(run).rejects.toThrow(/cannot be created|not writable/);
     await expect(run).rejects.toBeInstanceOf(RlAdvantagesError);
     expect(readdirSync(root)).toEqual(['file']);
@@ -228,11 +229,11 @@ describe('runStudy refuses bad input before writing anything', () => {
     const root = temp();
     const file = path.join(root, 'file');
     writeFileSync(file, 'x');
-    const asFile = runStudy({ specPath, dir: file, backend: createSimBackend(), dataDir: gsm8kDir });
+    const asFile = runStudyWithReports({ specPath, dir: file, backend: createSimBackend(), dataDir: gsm8kDir });
     await expect(asFile).rejects.toThrow(/--out .*file exists and is not a folder/);
     await expect(asFile).rejects.toBeInstanceOf(RlAdvantagesError);
     // Two levels under the file, resuming: mkdir fails with ENOTDIR whoever runs it.
-    const under = runStudy({ specPath, dir: path.join(file, 'a', 'b'), backend: createSimBackend(), dataDir: gsm8kDir, resume: true });
+    const under = runStudyWithReports({ specPath, dir: path.join(file, 'a', 'b'), backend: createSimBackend(), dataDir: gsm8kDir, resume: true });
     await expect(under).rejects.toThrow(/cannot be created: a part of the path is not a folder/);
     expect(readdirSync(root)).toEqual(['file']);
     expect(readFileSync(file, 'utf8')).toBe('x');
@@ -241,13 +242,13 @@ describe('runStudy refuses bad input before writing anything', () => {
   it('--sim-questions clustered with a real backend or with a data folder, or an unknown set: refused, nothing written', async () => {
     const dir = path.join(temp(), 'out');
     const tinker = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: writeFakeDrivers(path.join(temp(), 'drivers')) });
-    await expect(runStudy({ specPath, dir, backend: tinker, questions: 'clustered' })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir, backend: tinker, questions: 'clustered' })).rejects.toThrow(
       /--sim-questions clustered applies to the simulated backend only, not --backend tinker/,
     );
-    await expect(runStudy({ specPath, dir, backend: createSimBackend(), questions: 'clustered', dataDir: gsm8kDir })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir, backend: createSimBackend(), questions: 'clustered', dataDir: gsm8kDir })).rejects.toThrow(
       /--data-dir does not apply to --sim-questions clustered/,
     );
-    await expect(runStudy({ specPath, dir, backend: createSimBackend(), questions: 'mmlu' as 'gsm8k' })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir, backend: createSimBackend(), questions: 'mmlu' as 'gsm8k' })).rejects.toThrow(
       /--sim-questions must be "gsm8k" or "clustered", got "mmlu"/,
     );
     expect(existsSync(dir)).toBe(false);
@@ -256,21 +257,21 @@ describe('runStudy refuses bad input before writing anything', () => {
   it('a non-empty folder without --resume, or a folder of another run with --resume, is refused untouched', async () => {
     const dir = temp();
     writeFileSync(path.join(dir, 'notes.txt'), 'mine');
-    await expect(runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not empty/);
-    await expect(runStudy({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, resume: true })).rejects.toThrow(/no rl-adv study run/);
+    await expect(runStudyWithReports({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir })).rejects.toThrow(/not empty/);
+    await expect(runStudyWithReports({ specPath, dir, backend: createSimBackend(), dataDir: gsm8kDir, resume: true })).rejects.toThrow(/no rl-adv study run/);
     expect(readdirSync(dir)).toEqual(['notes.txt']);
 
     const run = path.join(temp(), 'run');
-    await runStudy({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
+    await runStudyWithReports({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick });
     const before = files(run);
-    await expect(runStudy({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick, seed: 1, resume: true })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir: run, backend: createSimBackend(), dataDir: gsm8kDir, ...quick, seed: 1, resume: true })).rejects.toThrow(
       /another run \(different seed\)/,
     );
     await expect(
-      runStudy({ specPath, dir: run, backend: createSimBackend({ ...SIM_DEFAULTS, coupling: 0.5 }), dataDir: gsm8kDir, ...quick, resume: true }),
+      runStudyWithReports({ specPath, dir: run, backend: createSimBackend({ ...SIM_DEFAULTS, coupling: 0.5 }), dataDir: gsm8kDir, ...quick, resume: true }),
     ).rejects.toThrow(/different backend_settings/);
     // The question set is part of the run's identity.
-    await expect(runStudy({ specPath, dir: run, backend: createSimBackend(), questions: 'clustered', ...quick, resume: true })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir: run, backend: createSimBackend(), questions: 'clustered', ...quick, resume: true })).rejects.toThrow(
       /different questions, data_sha256\)/,
     );
     expect(files(run)).toEqual(before);
@@ -290,7 +291,7 @@ describe('the tinker backend', () => {
     const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));
     const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
     const dir = path.join(temp(), 'run');
-    const { exitCode, summary } = await runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick, evalLimit: 50 });
+    const { exitCode, summary } = await runStudyWithReports({ specPath, dir, backend, dataDir: clusteredDir, ...quick, evalLimit: 50 });
     expect(summary.preflight?.checks.map((c) => c.id)).toContain('tinker:reference_advantages');
     expect(summary.simulation).toBe(false);
     expect(summary.gate?.passed).toBe(true);
@@ -320,7 +321,7 @@ describe('the tinker backend when a driver fails', () => {
     );
     const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
     const dir = path.join(temp(), 'run');
-    const { exitCode, summary } = await runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick });
+    const { exitCode, summary } = await runStudyWithReports({ specPath, dir, backend, dataDir: clusteredDir, ...quick });
     expect(exitCode).toBe(1);
     expect(summary.phases.preflight?.status).toBe('failed');
     expect(summary.preflight?.checks).toContainEqual({ id: 'tinker:reference_loss', passed: false, detail: 'examples/tinker-cookbook/preflight.py: max abs error 2.000e-3' });
@@ -334,7 +335,7 @@ describe('the tinker backend when a driver fails', () => {
     writeFileSync(path.join(drivers, 'run_arm.py'), 'import sys\nsys.stderr.write("tinker: quota exceeded\\n")\nsys.exit(3)\n');
     const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
     const dir = path.join(temp(), 'run');
-    await expect(runStudy({ specPath, dir, backend, dataDir: clusteredDir, ...quick })).rejects.toThrow(
+    await expect(runStudyWithReports({ specPath, dir, backend, dataDir: clusteredDir, ...quick })).rejects.toThrow(
       /run_arm\.py failed with exit code 3 \(log .*pilot_grpo_g8\.log\):\n\s+tinker: quota exceeded/,
     );
     // The phases before it are kept; the pilot is not marked done, so --resume runs it again.

@@ -10,7 +10,8 @@ import { loadGsm8k } from '../../src/data/gsm8k.js';
 import { loadKernel } from '../../src/kernels/kernel-file.js';
 import { studyTrainItems } from '../../src/study/load-questions.js';
 import { writeRevisedSpec } from '../../src/study/revise.js';
-import { runStudy, type StudyOptions } from '../../src/study/run.js';
+import { runStudyWithReports } from '../../src/report/write.js';
+import type { StudyOptions } from '../../src/study/run.js';
 import { createTinkerBackend } from '../../src/study/backends/tinker.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { clusteredQuestions, questionsJsonl } from '../../src/study/sim/questions.js';
@@ -32,7 +33,7 @@ describe('the tuning phase (sim backend, GSM8K)', () => {
 
   it('samples one rollout per free task, tunes kernel.json on them, records both, and leaves the arms alone', async () => {
     const dir = path.join(temp(), 'run');
-    const { exitCode, summary } = await runStudy(options(dir));
+    const { exitCode, summary } = await runStudyWithReports(options(dir));
     // The default sim fails the gate; the tuning phase ran before it.
     expect(exitCode).toBe(1);
     expect(Object.keys(summary.phases)).toEqual(['preflight', 'calibration', 'tuning', 'pilot', 'gate']);
@@ -69,17 +70,17 @@ describe('the tuning phase (sim backend, GSM8K)', () => {
     delete s.tuning;
     writeFileSync(path.join(resumed, 'summary.json'), JSON.stringify(s));
     const before = statSync(path.join(resumed, 'kernel.json')).mtimeMs;
-    const again = await runStudy({ ...options(resumed), resume: true });
+    const again = await runStudyWithReports({ ...options(resumed), resume: true });
     expect(again.summary.tuning).toEqual(summary.tuning);
     expect(statSync(path.join(resumed, 'kernel.json')).mtimeMs).toBe(before);
     // Another tuning size is another run.
-    await expect(runStudy({ ...options(resumed), tuningTasks: 200, resume: true })).rejects.toThrow(/holds another run \(different tuning\)/);
+    await expect(runStudyWithReports({ ...options(resumed), tuningTasks: 200, resume: true })).rejects.toThrow(/holds another run \(different tuning\)/);
   });
 
   it('refuses tuning options without --tune-kernel and more tasks than are free', async () => {
     const dir = path.join(temp(), 'run');
-    await expect(runStudy({ ...options(dir), tuneKernel: false })).rejects.toThrow(/--tuning-tasks applies with --tune-kernel only/);
-    await expect(runStudy({ ...options(dir), tuningTasks: 0 })).rejects.toThrow(/--tuning-tasks must be an integer >= 1, got 0/);
+    await expect(runStudyWithReports({ ...options(dir), tuneKernel: false })).rejects.toThrow(/--tuning-tasks applies with --tune-kernel only/);
+    await expect(runStudyWithReports({ ...options(dir), tuningTasks: 0 })).rejects.toThrow(/--tuning-tasks must be an integer >= 1, got 0/);
   });
 });
 
@@ -87,12 +88,12 @@ describe('tune -> revise -> study (sim backend, the clustered questions)', () =>
   it('the kernel tuned in one run is adopted by a revised spec, whose study reaches a decision', async () => {
     const root = temp();
     const base = { backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), questions: 'clustered', steps: 12, evalLimit: 200, ...quick } as const;
-    const first = await runStudy({ ...base, specPath, dir: path.join(root, 'tuned'), ...tuning });
+    const first = await runStudyWithReports({ ...base, specPath, dir: path.join(root, 'tuned'), ...tuning });
     expect(first.summary.phases.tuning?.status).toBe('done');
     const v2 = path.join(root, 'spec.v2.json');
     const revised = writeRevisedSpec({ specPath, kernelPath: path.join(root, 'tuned', 'kernel.json'), outPath: v2, train: studyTrainItems('clustered'), reason: 'test' });
     expect(revised.revision.advantage).toBe('kernel:tuned/kernel.json');
-    const second = await runStudy({ ...base, specPath: v2, dir: path.join(root, 'revised') });
+    const second = await runStudyWithReports({ ...base, specPath: v2, dir: path.join(root, 'revised') });
     const s = second.summary;
     expect(s.arms?.gs1_tfidf_g1?.advantage).toBe('kernel:tuned/kernel.json');
     expect(Object.keys(s.calibration?.estimators ?? {})).toEqual(['loo_batch_mean', 'kernel:tuned/kernel.json']);
@@ -117,7 +118,7 @@ describe.skipIf(!numpy && !process.env.CI)('the tuning phase on the tinker backe
     const drivers = writeFakeDrivers(path.join(root, 'drivers'));
     const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
     const dir = path.join(root, 'run');
-    const { summary } = await runStudy({ specPath, dir, backend, dataDir, ...quick, evalLimit: 20, ...tuning });
+    const { summary } = await runStudyWithReports({ specPath, dir, backend, dataDir, ...quick, evalLimit: 20, ...tuning });
     expect(summary.phases.tuning?.status).toBe('done');
     const calls = readFileSync(path.join(drivers, 'calls.log'), 'utf8');
     expect(calls).toMatch(/sample_calibration\.py --out \S+tuning\.jsonl\.partial --first 1920 --tasks 300 --rollouts 1 --seed 0 --exclude-rows [0-9,]+ --spec /);

@@ -1,7 +1,7 @@
 // A fast version of validation/decision-coverage.mjs (docs/method.md section 5.5): the exact coverage of each
 // decision method's interval is at least 1 - alpha in every setting tried, the all-discordant worst case included.
 import { describe, expect, it } from 'vitest';
-import { DECISION_METHOD_NAMES, decisionMethod } from '../../src/index.js';
+import { DECISION_METHOD_NAMES, decisionMethod } from '../../src/stats/index.js';
 import { cached, exactCoverage, intervalTable, refinedMinimum, regionsAtDelta } from '../../validation/decision-coverage-core.mjs';
 
 const interval = (name: string, n: number) => {

@@ -8,7 +8,7 @@ import { createTrlBackend } from '../../study/backends/trl.js';
 import { specArithSection } from '../../study/load-questions.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import type { PhaseEvent } from '../../study/options.js';
-import { runStudy } from '../../study/run.js';
+import { runStudyWithReports } from '../../report/write.js';
 import { createSimBackend } from '../../study/sim/backend.js';
 import type { SimQuestionSet } from '../../study/sim/questions.js';
 import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
@@ -120,7 +120,7 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
       reporter.stop();
     }
   }
-  const { exitCode, summary } = await runStudy({
+  const { exitCode, summary } = await runStudyWithReports({
     specPath: specFile,
     dir: options.out,
     backend,

@@ -1,8 +1,8 @@
 // The normalisation step (docs/method.md section 2.6): centre, scale, whiten, clip, with the rules for
 // groups of one and zero-variance groups, on the unmasked rows of a batch.
 import { RlAdvantagesError } from '../../errors.js';
-import { readGroups, readLengths } from '../../internal/batch.js';
-import { readMask } from '../../internal/mask.js';
+import { readGroups, readLengths } from '../batch.js';
+import { readMask } from '../mask.js';
 import { checkLength, toFiniteFloat64, type NdArrayLike } from '../../internal/validate.js';
 import { INITIAL_RUNNING_STATE, runningStd, updateRunning, type RunningState } from './running.js';
 import { denominator, isRunning, needsGroups, needsLengths, readNormalization, type NormalizationSettings, type NormalizationSpec } from './spec.js';

@@ -2,7 +2,7 @@
 // the kernel of `tfidf_kernel_loo_T<T>`.
 import { TfidfVectorizer, type TfidfVectorizerJSON } from '../../text/tfidf.js';
 import { RlAdvantagesError } from '../../errors.js';
-import { csrRowDot } from '../../internal/sparse.js';
+import { csrRowDot } from '../sparse.js';
 import { fail, readBoolean, readNumber, readObject, type JsonObject } from '../read.js';
 import type { Embedding } from '../weights.js';
 import type { FamilyDefinition } from './types.js';

@@ -24,14 +24,14 @@ const CONFIG = {
 } as const;
 
 /**
- * Compiles a Vega-Lite spec and renders it to an SVG string, with the shared look ({@link CHART_WIDTH}, fonts,
+ * Compiles a Vega-Lite spec and renders it to an SVG string, with the shared look (`CHART_WIDTH`, fonts,
  * transparent background). The SVG carries `role="img"` and an `aria-label` with `description`, so a screen reader
  * (and a test) can tell the charts apart.
  *
  * @param spec - a Vega-Lite spec; `config` keys it sets override the shared ones.
  * @param description - a one-line description of what the chart shows.
  * @returns the `<svg>` element as text, ready to inline in HTML.
- * @throws {@link RlAdvantagesError} (code `chart_failed`) if vega-lite rejects the spec or vega fails to render it.
+ * @throws `RlAdvantagesError` (code `chart_failed`) if vega-lite rejects the spec or vega fails to render it.
  * @example
  * ```ts
  * const svg = await renderChartSvg({ mark: 'point', data: { values: [{ x: 1, y: 2 }] },

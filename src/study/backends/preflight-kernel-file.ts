@@ -2,9 +2,10 @@
 // invariants every kernel estimator keeps (docs/method.md section 2), checked on real train questions.
 import { createEstimator } from '../../estimators/registry.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
-import type { PreflightCheck } from './preflight.js';
+import type { PreflightCheck } from './types.js';
 
-function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
+/** The largest |a_i - b_i| (0 for empty arrays): how far a check's values are from the expected ones. */
+export function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
   return m;

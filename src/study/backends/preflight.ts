@@ -3,30 +3,16 @@
 import { createEstimator } from '../../estimators/registry.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
-import { kernelFileChecks } from './preflight-kernel-file.js';
-import type { StudySpec } from '../spec.js';
+import { kernelFileChecks, maxAbs } from './preflight-kernel-file.js';
+import type { PreflightCheck } from './types.js';
 
-/** One preflight check. */
-export interface PreflightCheck {
-  readonly id: string;
-  readonly passed: boolean;
-  /** Largest absolute difference from the expected values. */
-  readonly maxAbsError: number;
-  /** The tolerance it was held to. */
-  readonly tolerance: string;
-  readonly detail: string;
-}
+export type { PreflightCheck } from './types.js';
+import type { StudySpec } from '../spec.js';
 
 /** Fixed rewards (the cookbook's {-0.1, 0, 1}) for a batch of n rollouts, deterministic. */
 function fixedRewards(n: number): number[] {
   const values = [1, 0, 1, -0.1, 1, 1, 0, 1, -0.1, 0, 1];
   return Array.from({ length: n }, (_, i) => values[(i * 7 + 3) % values.length] as number);
-}
-
-function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
-  return m;
 }
 
 /** Reads `correctness_preflight.paths[0].tolerances.reference_loss` (atol, rtol), else 1e-6 / 1e-5. */

@@ -96,3 +96,14 @@ export interface StudyBackend {
   /** Greedy eval of `checkpoint` (`init` = the starting policy) on `items`, written to `out` and returned. */
   evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]>;
 }
+
+/** One preflight check. */
+export interface PreflightCheck {
+  readonly id: string;
+  readonly passed: boolean;
+  /** Largest absolute difference from the expected values. */
+  readonly maxAbsError: number;
+  /** The tolerance it was held to. */
+  readonly tolerance: string;
+  readonly detail: string;
+}

@@ -2,8 +2,7 @@
 // policy's rollouts, one per task, on train tasks neither arm reaches nor the gate uses (tuning.jsonl, the
 // calibrate row format), and a kernel tuned on them by tune-kernel (kernel.json). It never changes this run's arms:
 // a kernel is adopted only through `rl-adv study revise`, a recorded revised spec, before any training.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { readJsonl } from '../backends/files.js';
@@ -12,14 +11,11 @@ import { gateCalibrationTasks, tuningTaskRows } from '../task-sets.js';
 import { tuneStudyKernel } from '../tune-kernel.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { fmt } from './figures.js';
+import { sha256File } from '../../internal/sha256.js';
 
 /** The rows' file and the kernel's, in the run folder. */
 export const TUNING_FILE = 'tuning.jsonl';
 export const KERNEL_FILE = 'kernel.json';
-
-function sha256(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
-}
 
 /** The tuning rows: tuning.jsonl when a previous attempt wrote it (a resume), else sampled by the backend. */
 async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: CalibrationRow[]; first: number; end: number }> {
@@ -50,7 +46,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     tasks: count,
     rows: rows.length,
     file: TUNING_FILE,
-    sha256: sha256(file),
+    sha256: sha256File(file),
     mean_reward: rows.reduce((s, r) => s + r.reward, 0) / rows.length,
     order_first: first,
     order_end: end,

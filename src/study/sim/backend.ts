@@ -51,6 +51,15 @@ function pause(): void {
   if (Number.isFinite(ms) && ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/**
+ * RL_ADV_SIM_KILL_AT=<arm>:<step> kills the process (SIGKILL) in arm <arm>'s step <step> (0-based), after the step's
+ * line is appended to advantages.jsonl and before its checkpoint: the worst moment to be interrupted, reached
+ * deterministically, so a test of --resume does not race a timer. It changes no number of a run it does not stop.
+ */
+function killPoint(arm: string, step: number): void {
+  if (process.env.RL_ADV_SIM_KILL_AT === `${arm}:${step}`) process.kill(process.pid, 'SIGKILL');
+}
+
 /** The learning rate the spec gives an arm (arm.lr, else optimizer.lr), which the sim multiplies by lrScale. */
 function armLr(ctx: StudyContext, arm: ArmRunRequest['arm']): number {
   if (typeof arm.lr === 'number') return arm.lr;
@@ -225,6 +234,7 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
           },
         };
         appendJsonLine(logFile, row);
+        killPoint(arm.name, step);
         state.rewardPerStep.push(rewards.reduce((s, r) => s + r, 0) / rewards.length);
         state.step = step + 1;
         state.done = state.step === steps;

@@ -16,7 +16,7 @@ export interface QuestionRow {
   readonly answer: string;
 }
 
-/** A generated question: a GSM8K-shaped row and the index of its family in {@link CLUSTERED_FAMILIES}. */
+/** A generated question: a GSM8K-shaped row and the index of its family in `CLUSTERED_FAMILIES`. */
 export interface ClusteredQuestion extends QuestionRow {
   readonly family: number;
 }
@@ -54,8 +54,8 @@ const mul = (x: number, y: number): string => `${x} * ${y} = <<${x}*${y}=${x * y
 const add = (x: number, y: number): string => `${x} + ${y} = <<${x}+${y}=${x + y}>>${x + y}`;
 
 /**
- * The families, in order; the built-in set uses the first {@link CLUSTERED_DEFAULT_FAMILIES}. Each template's topic
- * words (all but {@link CLUSTERED_COMMON_WORDS}) are disjoint from every other family's. The numbers are single
+ * The families, in order; the built-in set uses the first `CLUSTERED_DEFAULT_FAMILIES`. Each template's topic
+ * words (all but `CLUSTERED_COMMON_WORDS`) are disjoint from every other family's. The numbers are single
  * digits, which the TF-IDF tokenizer (tokens of two or more word characters) drops, and the names few, so two
  * questions of one family have a TF-IDF cosine near 0.97 and two of different families near 0.06 (docs/sim.md).
  */
@@ -161,9 +161,9 @@ export interface ClusteredQuestionsOptions {
   readonly train?: number;
   /** Test questions; default 1319 (GSM8K's test split). */
   readonly test?: number;
-  /** How many of {@link CLUSTERED_FAMILIES} to use (the first ones); default {@link CLUSTERED_DEFAULT_FAMILIES}. */
+  /** How many of `CLUSTERED_FAMILIES` to use (the first ones); default `CLUSTERED_DEFAULT_FAMILIES`. */
   readonly families?: number;
-  /** The generator's seed (seedrandom); default {@link CLUSTERED_QUESTIONS_SEED}. */
+  /** The generator's seed (seedrandom); default `CLUSTERED_QUESTIONS_SEED`. */
   readonly seed?: string;
 }
 
@@ -176,12 +176,12 @@ export const CLUSTERED_QUESTIONS_SEED = 'rl-adv/clustered-questions/v1';
  * arithmetic, written as GSM8K's worked solutions (`<<expr=value>>` notes, last line `#### <value>`), so
  * `gsm8kReferenceAnswer` reads them.
  *
- * The default set (7473 train and 1319 test questions, GSM8K's sizes; {@link CLUSTERED_DEFAULT_FAMILIES} families;
- * seed {@link CLUSTERED_QUESTIONS_SEED}) is what `rl-adv study --sim-questions clustered` uses. Randomness comes
+ * The default set (7473 train and 1319 test questions, GSM8K's sizes; `CLUSTERED_DEFAULT_FAMILIES` families;
+ * seed `CLUSTERED_QUESTIONS_SEED`) is what `rl-adv study --sim-questions clustered` uses. Randomness comes
  * only from seedrandom: the same options give the same rows on every machine.
  *
  * @throws {RlAdvantagesError} `bad_integer` when a size or `families` is not a positive integer; `bad_option`
- *   when `families` exceeds {@link CLUSTERED_FAMILIES}.length or the families hold fewer distinct questions than
+ *   when `families` exceeds `CLUSTERED_FAMILIES`.length or the families hold fewer distinct questions than
  *   `train + test`.
  * @example
  * ```ts

@@ -33,8 +33,8 @@ beforeAll(() => {
 const OPTIONS = ['--batch-size', '8', '--batches', '300', '--seed', '11'];
 
 describe('rl-adv calibrate', () => {
-  it('--json prints calibrationJson: the library figures for the same options and seed, and what reproduces them', () => {
-    const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']);
+  it('--json prints calibrationJson: the library figures for the same options and seed, and what reproduces them', async () => {
+    const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']);
     expect(run.stderr).toBe(''); // no progress bar when stderr is not a terminal
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as Record<string, unknown> & { estimators: Record<string, Record<string, unknown>> };
@@ -62,12 +62,12 @@ describe('rl-adv calibrate', () => {
     // The shape reads back into the same calibration.
     expect(parseCalibrationJson(out)).toEqual({ ...lib, vectorizer: { corpus: corpusFile, corpus_field: 'question' } });
     // The same seed gives the same numbers, run after run.
-    expect(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json']).stdout).toBe(run.stdout);
+    expect((await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--estimators', 'tfidf_kernel_loo_T0.1,length_bucket_loo', '--json'])).stdout).toBe(run.stdout);
   });
 
-  it('--html writes the B_eff page: an <svg> with a point per estimator, the table, the bar; no <script>', () => {
+  it('--html writes the B_eff page: an <svg> with a point per estimator, the table, the bar; no <script>', async () => {
     const out = join(dir, 'calibration.html');
-    const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--html', out, '--bar', '1.05']);
+    const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--html', out, '--bar', '1.05']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/40 tasks, 160 rollouts, corrected mode/);
     const html = readFileSync(out, 'utf8');
@@ -78,34 +78,34 @@ describe('rl-adv calibrate', () => {
     expect(html).toContain('1.05');
   });
 
-  it('the readable table; single-rollout mode has a null sigma_eps2 and no B_eff', () => {
-    const text = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS]);
+  it('the readable table; single-rollout mode has a null sigma_eps2 and no B_eff', async () => {
+    const text = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/40 tasks, 160 rollouts, corrected mode/);
     expect(text.stdout).toMatch(/\ntfidf_kernel_loo_T0\.1 +\d/);
     expect(text.stdout).toMatch(/pooled noise, delete-one-task jackknife 95% intervals/);
     // --noise per-task equals pooled when every task has the same G (here 4).
-    const perTask = JSON.parse(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--noise', 'per-task', '--json']).stdout) as { noise: string; sigma_eps2: number };
-    const pooled = JSON.parse(rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--json']).stdout) as { sigma_eps2: number };
+    const perTask = JSON.parse((await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--noise', 'per-task', '--json'])).stdout) as { noise: string; sigma_eps2: number };
+    const pooled = JSON.parse((await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, ...OPTIONS, '--json'])).stdout) as { sigma_eps2: number };
     expect(perTask.noise).toBe('per-task');
     expect(perTask.sigma_eps2).toBeCloseTo(pooled.sigma_eps2, 14);
     const single = writeJsonl(dir, 'single.jsonl', rows.filter((r) => r.sample === 0));
-    const run = rlAdv(['calibrate', '--input', single, '--corpus', corpusFile, ...OPTIONS, '--json']);
+    const run = await rlAdv(['calibrate', '--input', single, '--corpus', corpusFile, ...OPTIONS, '--json']);
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as { mode: string; sigma_eps2: unknown; estimators: Record<string, { beff: unknown }> };
     expect([out.mode, out.sigma_eps2, out.estimators['tfidf_kernel_loo_T0.1']?.beff]).toEqual(['single_rollout', null, null]);
   });
 
-  it('skips prompt_value with a message (it needs a sequence of batches), and refuses it as --reference', () => {
-    const run = rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, '--batches', '20', '--interval', 'none', '--estimators', 'shrinkage_loo,prompt_value', '--json']);
+  it('skips prompt_value with a message (it needs a sequence of batches), and refuses it as --reference', async () => {
+    const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, '--batches', '20', '--interval', 'none', '--estimators', 'shrinkage_loo,prompt_value', '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/skipping prompt_value: it keeps a per-prompt value across training steps/);
     expect(Object.keys((JSON.parse(run.stdout) as { estimators: object }).estimators)).toEqual(['loo_batch_mean', 'shrinkage_loo']);
-    const reference = rlAdv(['calibrate', '--input', inputFile, '--reference', 'prompt_value']);
+    const reference = await rlAdv(['calibrate', '--input', inputFile, '--reference', 'prompt_value']);
     expect([reference.code, reference.stderr]).toEqual([2, expect.stringMatching(/--reference prompt_value: a stateful estimator/)]);
   });
 
-  it('bad input exits 2 naming the file, line and field, or the option', () => {
+  it('bad input exits 2 naming the file, line and field, or the option', async () => {
     const cases: [string[], RegExp][] = [];
     const broken = join(dir, 'broken.jsonl');
     writeFileSync(broken, '{"task_id": "a", "prompt": "p", "reward": 1}\n{"task_id": "a", "prompt": "p", "reward": null}\n');
@@ -130,25 +130,25 @@ describe('rl-adv calibrate', () => {
     cases.push([['--input', inputFile, '--bootstrap', '0'], /--bootstrap 0: the percentile bootstrap was removed.*--interval none/]);
     cases.push([['--input', inputFile, '--interval', 'bootstrap'], /option '--interval <method>' argument 'bootstrap' is invalid/]);
     for (const [args, message] of cases) {
-      const run = rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--interval', 'none']);
+      const run = await rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--interval', 'none']);
       expect([run.code, run.stdout], args.join(' ')).toEqual([2, '']);
       expect(run.stderr, args.join(' ')).toMatch(message);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
-    const noCorpus = rlAdv(['calibrate', '--input', inputFile]);
+    const noCorpus = await rlAdv(['calibrate', '--input', inputFile]);
     expect([noCorpus.code, noCorpus.stderr]).toEqual([2, expect.stringMatching(/tfidf_kernel_loo_T0\.1 weighs rollouts by prompt similarity: give --corpus FILE/)]);
   });
 
-  it('validates its input before asking for (or reading) a corpus', () => {
+  it('validates its input before asking for (or reading) a corpus', async () => {
     const broken = join(dir, 'broken-first.jsonl');
     writeFileSync(broken, '{"task_id": "a", "prompt": "p", "reward": 1}\n{"task_id": "a", "prompt": "p", "reward": "x"}\n');
     const absent = join(dir, 'no-such-corpus.jsonl');
     for (const source of [[], ['--corpus', absent], ['--vectorizer', absent]]) {
-      const run = rlAdv(['calibrate', '--input', broken, ...source]);
+      const run = await rlAdv(['calibrate', '--input', broken, ...source]);
       expect([run.code, run.stdout]).toEqual([2, '']);
       expect(run.stderr).toMatch(/^rl-adv: .*broken-first\.jsonl:2: field "reward": must be a finite number, got "x"\n$/);
     }
-    const tooFew = rlAdv(['calibrate', '--input', inputFile, '--batch-size', '41']);
+    const tooFew = await rlAdv(['calibrate', '--input', inputFile, '--batch-size', '41']);
     expect(tooFew.stderr).toMatch(/^rl-adv: --batch-size 41 exceeds the number of tasks \(40\)/);
   });
 });

@@ -46,8 +46,8 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     ['175b_verification', '6b_verification', 'validated'],
     ['175b_finetuning', '6b_verification', 'inconclusive'],
     ['6b_finetuning', '175b_verification', 'failed'],
-  ] as const)('%s vs %s: %s, with the interval docs/method.md section 5 gives', (treatment, baseline, verdict) => {
-    const run = rlAdv(['decide', '--spec', specPath, '--treatment', files[treatment], '--baseline', files[baseline], '--json']);
+  ] as const)('%s vs %s: %s, with the interval docs/method.md section 5 gives', async (treatment, baseline, verdict) => {
+    const run = await rlAdv(['decide', '--spec', specPath, '--treatment', files[treatment], '--baseline', files[baseline], '--json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as DecisionJson;
@@ -64,16 +64,16 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     expect(c?.upper).toBeCloseTo(hand.upper, 14);
   });
 
-  it('pairs by item_id, not by line: a shuffled baseline file gives the same decision; the text form shows it', () => {
+  it('pairs by item_id, not by line: a shuffled baseline file gives the same decision; the text form shows it', async () => {
     const shuffled = writeJsonl(
       dir,
       'shuffled.jsonl',
       labels['6b_verification'].map((correct, i) => ({ item_id: `gsm8k_test_${i}`, correct, model: '6b' })).reverse(),
     );
-    const a = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', shuffled, '--json']);
-    const b = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', files['6b_verification'], '--json']);
+    const a = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', shuffled, '--json']);
+    const b = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', files['6b_verification'], '--json']);
     expect(a.stdout).toBe(b.stdout);
-    const text = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', shuffled]);
+    const text = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', shuffled]);
     expect(text.stdout).toMatch(/n = 1319 paired items, alpha = 0\.05/);
     // Each arm's accuracy beside the difference: 742/1319 = 0.56255 and 515/1319 = 0.39045 of the example solutions.
     expect([labels['175b_verification'], labels['6b_verification']].map((l) => l.filter(Boolean).length)).toEqual([742, 515]);
@@ -82,23 +82,23 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     expect(text.stdout).toMatch(/verdict: validated\nscope: each arm is one training run \(one seed\); the interval covers which test items were drawn, not the run-to-run variation of training\n$/);
   });
 
-  it('--method paired_exact_unconditional and paired_tango decide the 0/1 items; Tango says it is asymptotic', () => {
-    const eu = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_exact_unconditional', '--json']);
+  it('--method paired_exact_unconditional and paired_tango decide the 0/1 items; Tango says it is asymptotic', async () => {
+    const eu = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_exact_unconditional', '--json']);
     expect(eu.code).toBe(0);
     const r = JSON.parse(eu.stdout) as DecisionJson;
     expect(r.method).toBe('paired_exact_unconditional');
     // Narrower than the exact binomial box on the same items ([-0.0831, -0.0092] in docs/cli.md), same estimate.
     expect(r.criteria[0]?.estimate).toBeCloseTo(-0.0432, 4);
     expect((r.criteria[0]?.upper ?? 0) - (r.criteria[0]?.lower ?? 0)).toBeLessThan(0.0831 - 0.0092);
-    const tango = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_tango']);
+    const tango = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_tango']);
     expect(tango.code).toBe(0);
     expect(tango.stdout).toMatch(/^paired Tango score \(asymptotic: coverage not guaranteed\) decision/);
   });
 
-  it('{item_id, score} rows work too', () => {
+  it('{item_id, score} rows work too', async () => {
     const t = writeJsonl(dir, 'st.jsonl', [0.5, 1, 0.25].map((score, i) => ({ item_id: i, score })));
     const b = writeJsonl(dir, 'sb.jsonl', [0, 1, 0.25].map((score, i) => ({ item_id: String(i), score })));
-    const run = rlAdv(['decide', '--spec', specPath, '--treatment', t, '--baseline', b, '--json']);
+    const run = await rlAdv(['decide', '--spec', specPath, '--treatment', t, '--baseline', b, '--json']);
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as DecisionJson;
     expect(result.n).toBe(3);
@@ -121,53 +121,53 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
       ['both correct and score', '{"item_id": "a", "correct": true}\n{"item_id": "b", "correct": true, "score": 1}\n', /x\.jsonl:2: field "score": gives correct and score/],
       ['an unpaired item', '{"item_id": "a", "correct": true}\n{"item_id": "c", "correct": true}\n', /x\.jsonl:2: field "item_id": "c" has no pair in .*good\.jsonl/],
       ['a score outside the bounds [0, 1]', '{"item_id": "a", "score": 1}\n\n{"item_id": "b", "score": 1.5}\n', /x\.jsonl:3: treatment\[1\] \(item_id "b"\)\.score is 1\.5, outside the bounds \[0, 1\]/],
-    ])('%s', (_, text, message) => {
-      const run = rlAdv(['decide', '--spec', specPath, '--treatment', bad('x.jsonl', text), '--baseline', good()]);
+    ])('%s', async (_, text, message) => {
+      const run = await rlAdv(['decide', '--spec', specPath, '--treatment', bad('x.jsonl', text), '--baseline', good()]);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     });
 
-    it('a missing option', () => {
-      const run = rlAdv(['decide', '--spec', specPath, '--treatment', good()]);
+    it('a missing option', async () => {
+      const run = await rlAdv(['decide', '--spec', specPath, '--treatment', good()]);
       expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/required option '--baseline <file>' not specified/)]);
     });
   });
 });
 
 describe('rl-adv decide --method and --html', () => {
-  it('--method M decides with another method and says, in text and JSON, that it is not the spec\'s', () => {
+  it('--method M decides with another method and says, in text and JSON, that it is not the spec\'s', async () => {
     const args = ['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification']];
-    const json = JSON.parse(rlAdv([...args, '--method', 'paired_exact_binomial', '--json']).stdout) as DecisionJson & { spec_method: string; note: string };
+    const json = JSON.parse((await rlAdv([...args, '--method', 'paired_exact_binomial', '--json'])).stdout) as DecisionJson & { spec_method: string; note: string };
     expect(Object.keys(json)).toEqual(['method', 'spec_method', 'note', 'alpha', 'n', 'verdict', 'criteria']);
     expect(json.method).toBe('paired_exact_binomial');
     expect(json.spec_method).toBe('paired_hoeffding');
     expect(json.note).toBe("paired_exact_binomial is not the spec's method (paired_hoeffding): for exploration only");
     // The exact interval is narrower than Hoeffding's: the same data conclude where Hoeffding's are inconclusive.
-    const hoeffding = JSON.parse(rlAdv([...args, '--json']).stdout) as DecisionJson;
+    const hoeffding = JSON.parse((await rlAdv([...args, '--json'])).stdout) as DecisionJson;
     expect(hoeffding.verdict).toBe('inconclusive');
     const c = json.criteria[0];
     const h = hoeffding.criteria[0];
     expect((c?.upper ?? 0) - (c?.lower ?? 0)).toBeLessThan(((h?.upper ?? 0) - (h?.lower ?? 0)) * 0.6);
-    const text = rlAdv([...args, '--method', 'paired_empirical_bernstein']).stdout;
+    const text = (await rlAdv([...args, '--method', 'paired_empirical_bernstein'])).stdout;
     expect(text).toMatch(/^paired empirical Bernstein decision: n = 1319 paired items, alpha = 0\.05, 1 criterion\nnote: paired_empirical_bernstein is not the spec's method \(paired_hoeffding\): for exploration only\n/);
   });
 
-  it('--method refuses an unknown method (exit 2, naming the choices); the exact method refuses a score of 0.5', () => {
+  it('--method refuses an unknown method (exit 2, naming the choices); the exact method refuses a score of 0.5', async () => {
     const args = ['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification']];
-    const run = rlAdv([...args, '--method', 'wald']);
+    const run = await rlAdv([...args, '--method', 'wald']);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/argument 'wald' is invalid\. Allowed choices are paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial/)]);
     const t = writeJsonl(dir, 'half.jsonl', [{ item_id: 'a', score: 1 }, { item_id: 'b', score: 0.5 }]);
     const b = writeJsonl(dir, 'whole.jsonl', [{ item_id: 'a', score: 1 }, { item_id: 'b', score: 0 }]);
-    const bad = rlAdv(['decide', '--spec', specPath, '--treatment', t, '--baseline', b, '--method', 'paired_exact_binomial']);
+    const bad = await rlAdv(['decide', '--spec', specPath, '--treatment', t, '--baseline', b, '--method', 'paired_exact_binomial']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/half\.jsonl:2: treatment\[1\] \(item_id "b"\) has accuracy 0\.5: paired_exact_binomial needs 0\/1 outcomes/);
   });
 
-  it('--html writes the decision page: an <svg>, the eval chart, no <script>', () => {
+  it('--html writes the decision page: an <svg>, the eval chart, no <script>', async () => {
     const out = join(dir, 'decision.html');
-    const run = rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', files['6b_verification'], '--html', out]);
+    const run = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_verification'], '--baseline', files['6b_verification'], '--html', out]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/verdict: validated/);
     const html = readFileSync(out, 'utf8');

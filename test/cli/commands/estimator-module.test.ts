@@ -49,15 +49,15 @@ beforeAll(async () => {
 });
 
 describe('--estimator-module', () => {
-  it('calibrate scores a module estimator as calibrateBeff does with it registered in the library', () => {
-    const run = rlAdv(['calibrate', '--estimator-module', modulePath, '--input', inputFile, '--estimators', 'shrunk_loo', '--batch-size', '6', '--batches', '200', '--seed', '3', '--json']);
+  it('calibrate scores a module estimator as calibrateBeff does with it registered in the library', async () => {
+    const run = await rlAdv(['calibrate', '--estimator-module', modulePath, '--input', inputFile, '--estimators', 'shrunk_loo', '--batch-size', '6', '--batches', '200', '--seed', '3', '--json']);
     expect([run.code, run.stderr]).toEqual([0, '']);
     const lib = calibrateBeff(groupCalibrationRows(rows), { batchSize: 6, batches: 200, seed: 3, estimators: ['shrunk_loo'] });
     expect(JSON.parse(run.stdout)).toEqual(calibrationJson(lib, null));
     expect(lib.estimators.shrunk_loo?.ratio).not.toBe(1);
   });
 
-  it('serve computes a module estimator (by name, and as an object with a parameter) as a direct call does', () => {
+  it('serve computes a module estimator (by name, and as an object with a parameter) as a direct call does', async () => {
     const rewards = [1, 0, 0, 1, 1];
     const requests = [
       { id: 1, estimator: 'shrunk_loo', rewards },
@@ -65,7 +65,7 @@ describe('--estimator-module', () => {
       { id: 3, op: 'describe' },
       { id: 4, estimator: 'shrunk_loo', rewards, shrnk: 1 },
     ];
-    const run = rlAdv(['serve', '--estimator-module', modulePath], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+    const run = await rlAdv(['serve', '--estimator-module', modulePath], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
     expect([run.code, run.stderr]).toEqual([0, '']);
     const [first, second, described, unknown] = parseLines(run.stdout) as Record<string, unknown>[];
     const direct = createEstimator({ name: 'shrunk_loo' }).compute({ rewards });
@@ -77,18 +77,18 @@ describe('--estimator-module', () => {
     expect(unknown).toMatchObject({ id: 4, error: { code: 'unknown_field', message: 'unknown field "shrnk" (did you mean "shrink"?); shrunk_loo\'s options: shrink' } });
   });
 
-  it('advantages and estimators take it; a bad module is a usage error naming the flag', () => {
+  it('advantages and estimators take it; a bad module is a usage error naming the flag', async () => {
     const input = writeJsonl(dir, 'rollouts.jsonl', [1, 0, 1].map((reward) => ({ reward })));
-    const run = rlAdv(['advantages', '--estimator-module', modulePath, '--estimator-json', '{"name": "shrunk_loo", "shrink": 1}', '--input', input]);
+    const run = await rlAdv(['advantages', '--estimator-module', modulePath, '--estimator-json', '{"name": "shrunk_loo", "shrink": 1}', '--input', input]);
     expect(run.code).toBe(0);
     const direct = createEstimator({ name: 'shrunk_loo', shrink: 1 }).compute({ rewards: [1, 0, 1] });
     expect((parseLines(run.stdout) as { advantage: number }[]).map((r) => r.advantage)).toEqual(Array.from(direct.advantages));
-    expect(JSON.parse(rlAdv(['estimators', '--json', '--estimator-module', modulePath]).stdout)).toEqual(catalogueJson());
+    expect(JSON.parse((await rlAdv(['estimators', '--json', '--estimator-module', modulePath])).stdout)).toEqual(catalogueJson());
     const bad = join(dir, 'bad.mjs');
     writeFileSync(bad, 'export default { name: "Bad Name" };\n');
-    const refused = rlAdv(['serve', '--estimator-module', bad], { input: '' });
+    const refused = await rlAdv(['serve', '--estimator-module', bad], { input: '' });
     expect([refused.code, refused.stderr]).toEqual([2, `rl-adv: --estimator-module ${bad}: name must be lower case letters, digits and underscores, starting with a letter, got "Bad Name"\n`]);
-    const missing = rlAdv(['calibrate', '--estimator-module', join(dir, 'missing.mjs'), '--input', inputFile]);
+    const missing = await rlAdv(['calibrate', '--estimator-module', join(dir, 'missing.mjs'), '--input', inputFile]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^rl-adv: --estimator-module .*missing\.mjs: cannot import it: /);
   });

@@ -13,11 +13,11 @@ function options(name: string): string {
 }
 
 describe('rl-adv estimators', () => {
-  it('--json prints catalogueJson(); the table lists every estimator with its short form', () => {
-    const json = rlAdv(['estimators', '--json']);
+  it('--json prints catalogueJson(); the table lists every estimator with its short form', async () => {
+    const json = await rlAdv(['estimators', '--json']);
     expect([json.code, json.stderr]).toEqual([0, '']);
     expect(JSON.parse(json.stdout)).toEqual(catalogueJson());
-    const text = rlAdv(['estimators']);
+    const text = await rlAdv(['estimators']);
     expect(text.code).toBe(0);
     for (const e of catalogueJson().estimators) {
       expect(text.stdout).toContain(`\n${e.name} `);
@@ -34,7 +34,7 @@ describe('rl-adv estimators', () => {
 });
 
 describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
-  it('answers describe with the catalogue, an estimator object as its name, and refuses unknown fields', () => {
+  it('answers describe with the catalogue, an estimator object as its name, and refuses unknown fields', async () => {
     const rewards = [1, 0, 1, 1];
     const groupIds = [0, 0, 1, 1];
     const requests = [
@@ -47,7 +47,7 @@ describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
       { id: 7, estimator: 'group_mean', rewards, group_ids: groupIds, normalize: 'batch' },
       { id: 8, estimator: { name: 'group_mean', stdFloor: 1 }, rewards, group_ids: groupIds },
     ];
-    const run = rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+    const run = await rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
     expect([run.code, run.stderr]).toEqual([0, '']);
     const responses = parseLines(run.stdout) as Record<string, unknown>[];
     expect(responses[0]).toEqual({ id: 1, ...catalogueJson() });
@@ -67,27 +67,27 @@ describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
 });
 
 describe('rl-adv advantages --estimator-json', () => {
-  it('takes the wire spec and gives what --estimator and the options flags give', () => {
+  it('takes the wire spec and gives what --estimator and the options flags give', async () => {
     const input = writeJsonl(dir, 'rollouts.jsonl', [1, 0, 1, 1, 0, 0].map((reward, i) => ({ reward, group: i >> 1 })));
-    const json = rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_floor": 0.5}', '--input', input]);
-    const flags = rlAdv(['advantages', '--estimator', 'group_mean_std', '--std-floor', '0.5', '--input', input]);
+    const json = await rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_floor": 0.5}', '--input', input]);
+    const flags = await rlAdv(['advantages', '--estimator', 'group_mean_std', '--std-floor', '0.5', '--input', input]);
     expect(json.code).toBe(0);
     expect(json.stdout).toBe(flags.stdout);
-    const unknown = rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_flor": 0.5}', '--input', input]);
+    const unknown = await rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_flor": 0.5}', '--input', input]);
     expect([unknown.code, unknown.stderr]).toEqual([2, `rl-adv: --estimator-json: std_flor is not an option of group_mean_std (did you mean "std_floor"?); its options: ${options('group_mean_std')}\n`]);
-    const badJson = rlAdv(['advantages', '--estimator-json', '{"name": ', '--input', input]);
+    const badJson = await rlAdv(['advantages', '--estimator-json', '{"name": ', '--input', input]);
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toMatch(/^rl-adv: --estimator-json: not valid JSON/);
-    const both = rlAdv(['advantages', '--estimator', 'group_mean', '--estimator-json', '{"name": "group_mean"}', '--input', input]);
+    const both = await rlAdv(['advantages', '--estimator', 'group_mean', '--estimator-json', '{"name": "group_mean"}', '--input', input]);
     expect(both.code).toBe(2);
-    const notTaken = rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--singleton', 'zero', '--input', input]);
+    const notTaken = await rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--singleton', 'zero', '--input', input]);
     expect([notTaken.code, notTaken.stderr]).toEqual([2, 'rl-adv: --singleton: singleton is not an option of loo_batch_mean; its options: normalize, epsilon, std_floor\n']);
-    const strict = rlAdv(['advantages', '--estimator', 'kernel_loo_T1e-1', '--input', input]);
+    const strict = await rlAdv(['advantages', '--estimator', 'kernel_loo_T1e-1', '--input', input]);
     expect([strict.code, strict.stderr]).toEqual([
       2,
       'rl-adv: --estimator kernel_loo_T1e-1: estimator "kernel_loo_T1e-1": temperature "1e-1" is not a decimal number in canonical form (no exponent, sign, leading or trailing zero); write kernel_loo_T0.1\n',
     ]);
-    const neither = rlAdv(['advantages', '--input', input]);
+    const neither = await rlAdv(['advantages', '--input', input]);
     expect([neither.code, neither.stderr]).toEqual([2, "rl-adv: required option '--estimator <name>' (or --estimator-json <json>) not specified\n"]);
   });
 });

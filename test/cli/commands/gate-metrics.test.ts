@@ -91,8 +91,8 @@ beforeAll(() => {
 });
 
 describe('rl-adv gate-metrics', () => {
-  it('computes the library metrics; piped into rl-adv gate, the record ratio 0.976 fails it (exit 1)', () => {
-    const run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${grpoLog}`, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`, '--json']);
+  it('computes the library metrics; piped into rl-adv gate, the record ratio 0.976 fails it (exit 1)', async () => {
+    const run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${grpoLog}`, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`, '--json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const metrics = JSON.parse(run.stdout) as Record<string, number>;
@@ -111,29 +111,29 @@ describe('rl-adv gate-metrics', () => {
 
     const metricsFile = join(dir, 'metrics.json');
     writeFileSync(metricsFile, run.stdout);
-    const gate = rlAdv(['gate', '--spec', specPath, '--metrics', metricsFile, '--json']);
+    const gate = await rlAdv(['gate', '--spec', specPath, '--metrics', metricsFile, '--json']);
     expect(gate.code).toBe(1);
     const result = JSON.parse(gate.stdout) as { passed: boolean; checks: { metric: string; status: string }[] };
     expect(result.passed).toBe(false);
     expect(result.checks.find((c) => c.metric === 'offline_beff_ratio_tfidf_vs_loo_mean')?.status).toBe('fail');
   });
 
-  it('a FILE without ARM= groups rows by their arm; the text form lists every metric', () => {
+  it('a FILE without ARM= groups rows by their arm; the text form lists every metric', async () => {
     const both = join(dir, 'both.jsonl');
     writeFileSync(both, readFileSync(grpoLog, 'utf8') + readFileSync(gs1Log, 'utf8'));
-    const a = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', both, '--json']);
-    const b = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${grpoLog}`, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`, '--json']);
+    const a = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', both, '--json']);
+    const b = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${grpoLog}`, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`, '--json']);
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout)).toEqual(JSON.parse(b.stdout));
-    const text = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`]);
+    const text = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `gs1_tfidf_g1=${gs1Log}`]);
     expect(text.code).toBe(0);
     // Without the GRPO arm's log its metrics cannot be computed: they are missing, never invented.
     expect(text.stdout).toMatch(/executed_group_size_grpo\s+missing/);
     expect(text.stdout).toMatch(/offline_beff_ratio_tfidf_vs_loo_mean\s+0\.976/);
   });
 
-  it('bad input exits 2 naming the file, line and field', () => {
-    let run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${gs1Log}`]);
+  it('bad input exits 2 naming the file, line and field', async () => {
+    let run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${gs1Log}`]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/gs1\.jsonl:1: field "arm": is "gs1_tfidf_g1", but --pilot-log grpo_g8=/)]);
 
     const lines = readFileSync(grpoLog, 'utf8').split('\n');
@@ -141,38 +141,38 @@ describe('rl-adv gate-metrics', () => {
     lines[1] = JSON.stringify({ ...row, rollouts: 0 });
     const badLog = join(dir, 'bad-log.jsonl');
     writeFileSync(badLog, lines.join('\n'));
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${badLog}`]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile, '--pilot-log', `grpo_g8=${badLog}`]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/bad-log\.jsonl:2: rollouts must be an integer >= 1, got 0/)]);
 
     const badCalibration = join(dir, 'bad-calibration.json');
     const broken = structuredClone(recordCalibration) as { estimators: Record<string, Record<string, unknown>> };
     (broken.estimators['tfidf_kernel_loo_T0.1'] as Record<string, unknown>).ratio = 'high';
     writeFileSync(badCalibration, JSON.stringify(broken, null, 2));
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', badCalibration, '--pilot-log', gs1Log]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', badCalibration, '--pilot-log', gs1Log]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/bad-calibration\.json:\d+: field "estimators\.tfidf_kernel_loo_T0\.1\.ratio": must be a finite number, got "high"/)]);
 
     const otherArm = join(dir, 'other-arm.jsonl');
     writeFileSync(otherArm, readFileSync(gs1Log, 'utf8').replaceAll('"gs1_tfidf_g1"', '"gs2"'));
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', otherArm]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', otherArm]);
     expect([run.code, run.stderr]).toEqual([2, `rl-adv: --pilot-log: a log row has arm "gs2", which the spec's arms do not define ("grpo_g8", "gs1_tfidf_g1")\n`]);
     const twice = join(dir, 'twice.jsonl');
     writeFileSync(twice, readFileSync(gs1Log, 'utf8') + readFileSync(gs1Log, 'utf8'));
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', twice]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', twice]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --pilot-log: the log of arm "gs1_tfidf_g1" logs step \d twice\n$/)]);
     // The camelCase object calibrateBeff returns is not the JSON shape: the first missing field is named.
     const camel = join(dir, 'camel.json');
     writeFileSync(camel, JSON.stringify({ mode: 'corrected', sigmaEps2: 0.1275, reference: 'loo_batch_mean', estimators: {} }, null, 2));
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', camel, '--pilot-log', gs1Log]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', camel, '--pilot-log', gs1Log]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/camel\.json(:\d+)?: field "sigma_eps2": must be a finite number, got undefined/)]);
 
-    run = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile]);
+    run = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', calibrationFile]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/give the pilot advantage logs with --pilot-log ARM=FILE/)]);
   });
 
-  it('says why each metric is missing: no calibration, too few pilot steps, an arm without a log', () => {
+  it('says why each metric is missing: no calibration, too few pilot steps, an arm without a log', async () => {
     const twoSteps = join(dir, 'gs1-two.jsonl');
     writeFileSync(twoSteps, readFileSync(gs1Log, 'utf8').trim().split('\n').slice(0, 2).join('\n') + '\n');
-    const run = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`]);
+    const run = await rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.stdout).toMatch(/offline_beff_ratio_tfidf_vs_loo_mean\s+missing: no calibration given \(--calibration FILE\)\n/);
     expect(run.stdout).toMatch(/pilot_mean_abs_gs1_minus_batchmean_baseline\s+missing: fewer than 3 pilot steps of arm "gs1_tfidf_g1" \(2 logged\)\n/);
@@ -180,13 +180,13 @@ describe('rl-adv gate-metrics', () => {
     expect(run.stdout).toMatch(/executed_group_size_grpo\s+missing: no pilot steps of arm "grpo_g8" in the logs\n/);
     expect(run.stdout).toMatch(/self_weight_max\s+0\n/);
     // --json keeps stdout the metrics object; the reasons go to stderr.
-    const json = rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`, '--json']);
+    const json = await rlAdv(['gate-metrics', '--spec', specPath, '--pilot-log', `gs1_tfidf_g1=${twoSteps}`, '--json']);
     expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['self_weight_max', 'nonzero_advantage_fraction_gs1', 'executed_group_size_gs1']);
     expect(json.stderr.split('\n')).toContain('rl-adv: note: offline_beff_ratio_tfidf_vs_loo_mean is missing: no calibration given (--calibration FILE)');
     // A calibration that did not score the GS1 arm's estimator.
     const onlyLoo = join(dir, 'only-loo.json');
     writeFileSync(onlyLoo, JSON.stringify({ ...recordCalibration, estimators: { loo_batch_mean: recordCalibration.estimators.loo_batch_mean } }));
-    const c = rlAdv(['gate-metrics', '--spec', specPath, '--calibration', onlyLoo, '--pilot-log', gs1Log]);
+    const c = await rlAdv(['gate-metrics', '--spec', specPath, '--calibration', onlyLoo, '--pilot-log', gs1Log]);
     expect(c.stdout).toMatch(/offline_beff_ratio_tfidf_vs_loo_mean\s+missing: the calibration has no figures for tfidf_kernel_loo_T0\.1, the GS1 arm's estimator \(it scored loo_batch_mean\)/);
   });
 });

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { rlAdv, specPath, tempDir, writeJsonl } from '../run.js';
 
 describe('rl-adv plan', () => {
-  it('for the spec (n = eval.n_examples = 1319): half-width 0.0748, validates above about +0.025', () => {
-    const run = rlAdv(['plan', '--spec', specPath, '--json']);
+  it('for the spec (n = eval.n_examples = 1319): half-width 0.0748, validates above about +0.025', async () => {
+    const run = await rlAdv(['plan', '--spec', specPath, '--json']);
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout) as { n: number; criteria: Record<string, number | boolean | string>[] };
     expect(plan.n).toBe(1319);
@@ -25,27 +25,27 @@ describe('rl-adv plan', () => {
     });
     expect(h.toFixed(4)).toBe('0.0748');
     expect((-0.05 + h).toFixed(3)).toBe('0.025');
-    const text = rlAdv(['plan', '--spec', specPath]);
+    const text = await rlAdv(['plan', '--spec', specPath]);
     expect(text.stdout).toMatch(/half-width 0\.0748 \(wider than the margin 0\.05\); validates only if the observed mean difference is above \+0\.0248/);
   });
 
-  it('without --spec, plan, decide and gate read the shipped spec (what rl-adv study runs)', () => {
-    expect(rlAdv(['plan', '--json']).stdout).toBe(rlAdv(['plan', '--spec', specPath, '--json']).stdout);
+  it('without --spec, plan, decide and gate read the shipped spec (what rl-adv study runs)', async () => {
+    expect((await rlAdv(['plan', '--json'])).stdout).toBe((await rlAdv(['plan', '--spec', specPath, '--json'])).stdout);
     for (const command of ['decide', 'gate']) {
-      expect(rlAdv([command, '--help']).stdout).toMatch(/--spec <file>\s+the study spec \(JSON; default: the shipped\s+specs\/gs1-vs-grpo\.json\)/);
+      expect((await rlAdv([command, '--help'])).stdout).toMatch(/--spec <file>\s+the study spec \(JSON; default: the shipped\s+specs\/gs1-vs-grpo\.json\)/);
     }
   });
 
-  it('--n overrides; a tiny n can never validate', () => {
-    const run = rlAdv(['plan', '--spec', specPath, '--n', '3', '--json']);
+  it('--n overrides; a tiny n can never validate', async () => {
+    const run = await rlAdv(['plan', '--spec', specPath, '--n', '3', '--json']);
     const c = (JSON.parse(run.stdout) as { criteria: { half_width: number; can_validate: boolean }[] }).criteria[0];
     expect(c?.half_width).toBeCloseTo(2 * Math.sqrt(Math.log(40) / 6), 15);
     expect(c?.can_validate).toBe(false);
-    expect(rlAdv(['plan', '--spec', specPath, '--n', '3']).stdout).toMatch(/can never validate/);
+    expect((await rlAdv(['plan', '--spec', specPath, '--n', '3'])).stdout).toMatch(/can never validate/);
   });
 
-  it('bad usage exits 2', () => {
-    let run = rlAdv(['plan', '--spec', specPath, '--n', 'many']);
+  it('bad usage exits 2', async () => {
+    let run = await rlAdv(['plan', '--spec', specPath, '--n', 'many']);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/option '--n <n>' argument 'many' is invalid\. must be an integer >= 1/)]);
     const dir = tempDir();
     const noEval = join(dir, 'spec.json');
@@ -57,9 +57,9 @@ describe('rl-adv plan', () => {
         arms: [{ name: 'a', advantage: 'group_mean' }],
       }),
     );
-    run = rlAdv(['plan', '--spec', noEval]);
+    run = await rlAdv(['plan', '--spec', noEval]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/has no eval\.n_examples: give the number of paired items with --n N/)]);
-    expect(rlAdv(['plan', '--spec', noEval, '--n', '100']).code).toBe(0);
+    expect((await rlAdv(['plan', '--spec', noEval, '--n', '100'])).code).toBe(0);
   });
 });
 
@@ -72,8 +72,8 @@ interface PlanPowerJson {
 }
 
 describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
-  it('for the spec at the assumed D = 0.2: Hoeffding validates equal arms with probability 0.023; the other methods do better', () => {
-    const run = rlAdv(['plan', '--spec', specPath, '--json']);
+  it('for the spec at the assumed D = 0.2: Hoeffding validates equal arms with probability 0.023; the other methods do better', async () => {
+    const run = await rlAdv(['plan', '--spec', specPath, '--json']);
     const plan = JSON.parse(run.stdout) as PlanPowerJson;
     expect(plan.discordance).toEqual({ value: 0.2, source: 'assumed' });
     expect(plan.power).toHaveLength(55);
@@ -88,7 +88,7 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     // The issue's targets for the exact unconditional method: P(validated | equal) >= 0.97, n for 80% <= 700.
     expect(at0('paired_exact_unconditional')).toBeGreaterThanOrEqual(0.97);
     expect(n80.paired_exact_unconditional as number).toBeLessThanOrEqual(700);
-    const text = rlAdv(['plan', '--spec', specPath]).stdout;
+    const text = (await rlAdv(['plan', '--spec', specPath])).stdout;
     expect(text).toMatch(/discordance D = 0\.2 \(assumed: give --discordance D or --pilot T\.jsonl,B\.jsonl\)/);
     expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\s+0\.9810 \/ 0\.0000\s+0\.9814 \/ 0\.0000\n/);
     expect(text).toMatch(/paired_tango \(asymptotic\)/);
@@ -96,44 +96,44 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     expect(text).toMatch(/scope: each arm is one training run.*decision_rule\.seeds lists one seed \(0\)/);
   });
 
-  it('--method M: that method only; --discordance D is used as given', () => {
-    const plan = JSON.parse(rlAdv(['plan', '--spec', specPath, '--method', 'paired_exact_binomial', '--discordance', '0.1', '--json']).stdout) as PlanPowerJson;
+  it('--method M: that method only; --discordance D is used as given', async () => {
+    const plan = JSON.parse((await rlAdv(['plan', '--spec', specPath, '--method', 'paired_exact_binomial', '--discordance', '0.1', '--json'])).stdout) as PlanPowerJson;
     expect(new Set(plan.power.map((r) => r.method))).toEqual(new Set(['paired_exact_binomial']));
     expect(plan.discordance).toEqual({ value: 0.1, source: 'given' });
     expect(plan.thresholds[0]?.discordant).toBe(132);
   });
 
-  it('--pilot T,B estimates D from two per-item files', () => {
+  it('--pilot T,B estimates D from two per-item files', async () => {
     const dir = tempDir();
     // 10 items, the arms disagree on 3: D = 0.3.
     const t = writeJsonl(dir, 't.jsonl', [1, 1, 1, 0, 0, 1, 1, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
     const b = writeJsonl(dir, 'b.jsonl', [1, 0, 1, 1, 0, 1, 0, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
-    const plan = JSON.parse(rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--method', 'paired_hoeffding', '--json']).stdout) as PlanPowerJson;
+    const plan = JSON.parse((await rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--method', 'paired_hoeffding', '--json'])).stdout) as PlanPowerJson;
     expect(plan.discordance).toEqual({ value: 0.3, source: 'pilot' });
     const same = writeJsonl(dir, 's.jsonl', [1, 1, 1, 0, 0, 1, 1, 0, 0, 1].map((c, i) => ({ item_id: i, correct: c === 1 })));
-    const run = rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${same}`]);
+    const run = await rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${same}`]);
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--pilot: the two files agree on all 10 items \(D = 0\)/)]);
-    const both = rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--discordance', '0.2']);
+    const both = await rlAdv(['plan', '--spec', specPath, '--pilot', `${t},${b}`, '--discordance', '0.2']);
     expect([both.code, both.stderr]).toEqual([2, expect.stringMatching(/give --discordance D or --pilot T\.jsonl,B\.jsonl, not both/)]);
-    const one = rlAdv(['plan', '--spec', specPath, '--pilot', t]);
+    const one = await rlAdv(['plan', '--spec', specPath, '--pilot', t]);
     expect([one.code, one.stderr]).toEqual([2, expect.stringMatching(/must be two files, TREATMENT\.jsonl,BASELINE\.jsonl/)]);
   });
 
-  it('a margin of 0 is worded as superiority, not "wider than the margin 0"', () => {
+  it('a margin of 0 is worded as superiority, not "wider than the margin 0"', async () => {
     const dir = tempDir();
     const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { decision_rule: { criteria: { margin: number }[] } };
     (spec.decision_rule.criteria[0] as { margin: number }).margin = 0;
     const file = join(dir, 'spec0.json');
     writeFileSync(file, JSON.stringify(spec));
-    const run = rlAdv(['plan', '--spec', file, '--method', 'paired_hoeffding']);
+    const run = await rlAdv(['plan', '--spec', file, '--method', 'paired_hoeffding']);
     expect(run.stdout).not.toMatch(/wider than the margin 0\b/);
     expect(run.stdout).toMatch(/the margin 0 asks for superiority/);
     expect(run.stdout).toMatch(/paired_hoeffding\s+\S+\s+\S+\s+not below 100000/);
   });
 
-  it('--html writes the power page: an <svg>, no <script>', () => {
+  it('--html writes the power page: an <svg>, no <script>', async () => {
     const out = join(tempDir(), 'power.html');
-    const run = rlAdv(['plan', '--spec', specPath, '--html', out]);
+    const run = await rlAdv(['plan', '--spec', specPath, '--html', out]);
     expect(run.code).toBe(0);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('<svg');

@@ -41,7 +41,7 @@ function expected(id: string | number, estimator: string, batch: Batch): unknown
 }
 
 describe('rl-adv serve: new estimators, options and prompt_value sessions', () => {
-  it('passes lengths, greedy_rewards, mask and options; keeps one prompt_value per session, as the library', () => {
+  it('passes lengths, greedy_rewards, mask and options; keeps one prompt_value per session, as the library', async () => {
     const steps = [
       { rewards: [1, 0, 1], prompts: ['p', 'p', 'q'] },
       { rewards: [1, 1, 0], prompts: ['p', 'r', 'q'] },
@@ -55,7 +55,7 @@ describe('rl-adv serve: new estimators, options and prompt_value sessions', () =
       { id: 'nosession', estimator: 'prompt_value', ...steps[1] },
       { id: 'bad', estimator: 'group_mean', rewards: [1], group_ids: [0], std_floor: -1 },
     ];
-    const run = rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
+    const run = await rlAdv(['serve'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n' });
     expect(run.code).toBe(0);
     const responses = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(responses[0]).toEqual(expected(1, 'opo', { rewards: [1, 0, Number.NaN], groupIds: [0, 0, 0], lengths: [1, 3, 2], mask: [false, false, true] }));
@@ -75,7 +75,7 @@ describe('rl-adv serve: new estimators, options and prompt_value sessions', () =
 });
 
 describe('rl-adv serve', () => {
-  it('answers every line in order: good requests as the library computes them, bad lines with errors', () => {
+  it('answers every line in order: good requests as the library computes them, bad lines with errors', async () => {
     const prompts = corpus.slice(10, 42);
     const rewards = prompts.map((_, i) => (i * 37) % 5 === 0 ? 1 : i % 3 === 0 ? 0.5 : 0);
     const groups = prompts.map((_, i) => `g${i % 4}`);
@@ -94,7 +94,7 @@ describe('rl-adv serve', () => {
       JSON.stringify({ id: 8, estimator: 'length_bucket_loo', rewards, prompts }),
       JSON.stringify({ id: 9, estimator: 'rloo', rewards, group_ids: groups }),
     ];
-    const run = rlAdv(['serve', '--corpus', corpusFile], { input: requests.join('\n') + '\n' });
+    const run = await rlAdv(['serve', '--corpus', corpusFile], { input: requests.join('\n') + '\n' });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     // stdout holds nothing but responses, one line each.
@@ -115,7 +115,7 @@ describe('rl-adv serve', () => {
     expect(responses[11]).toEqual(expected(9, 'rloo', { rewards, groupIds: groups }));
   });
 
-  it("NaN or Infinity (Python's json.dumps default) is answered with the request's id and says allow_nan=False", () => {
+  it("NaN or Infinity (Python's json.dumps default) is answered with the request's id and says allow_nan=False", async () => {
     const requests = [
       '{"id": 11, "estimator": "loo_batch_mean", "rewards": [1.0, NaN, 0.0]}',
       '{"estimator": "loo_batch_mean", "id": "step-12", "rewards": [Infinity, 0]}',
@@ -124,7 +124,7 @@ describe('rl-adv serve', () => {
       '{"id": 15, "estimator": "loo_batch_mean", "prompts": ["NaN, Infinity"], "rewards": [1, 0], oops}',
       '{"id": 16, "estimator": "loo_batch_mean", "rewards": [1, 0]}',
     ];
-    const run = rlAdv(['serve'], { input: requests.join('\n') + '\n' });
+    const run = await rlAdv(['serve'], { input: requests.join('\n') + '\n' });
     expect([run.code, run.stderr]).toEqual([0, '']);
     const responses = parseLines(run.stdout) as { id: unknown; error?: { code: string; message: string } }[];
     expect(responses.map((r) => r.id)).toEqual([11, 'step-12', 13, null, 15, 16]);
@@ -141,8 +141,8 @@ describe('rl-adv serve', () => {
     expect(responses[5]).toHaveProperty('diagnostics');
   });
 
-  it('without --corpus or --vectorizer a kernel request is an error response that says how to start the server', () => {
-    const run = rlAdv(['serve'], {
+  it('without --corpus or --vectorizer a kernel request is an error response that says how to start the server', async () => {
+    const run = await rlAdv(['serve'], {
       input: JSON.stringify({ id: 1, estimator: 'tfidf_kernel_loo_T0.1', rewards: [1, 0], prompts: ['a', 'b'] }) + '\n' +
         JSON.stringify({ id: 2, estimator: 'loo_batch_mean', rewards: [1, 0] }) + '\n',
     });
@@ -179,13 +179,13 @@ describe('rl-adv serve', () => {
     expect(code).toBe(0);
   });
 
-  it('a bad --corpus or --vectorizer at start-up is exit 2 before any request', () => {
-    const run = rlAdv(['serve', '--vectorizer', corpusFile], { input: '{"id":1,"estimator":"loo_batch_mean","rewards":[1,0]}\n' });
+  it('a bad --corpus or --vectorizer at start-up is exit 2 before any request', async () => {
+    const run = await rlAdv(['serve', '--vectorizer', corpusFile], { input: '{"id":1,"estimator":"loo_batch_mean","rewards":[1,0]}\n' });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/corpus\.jsonl:2: not valid JSON/);
     const notVectorizer = writeJsonl(dir, 'other.json', [{ terms: [] }]);
-    const other = rlAdv(['serve', '--vectorizer', notVectorizer]);
+    const other = await rlAdv(['serve', '--vectorizer', notVectorizer]);
     expect([other.code, other.stderr]).toEqual([2, expect.stringMatching(/other\.json: field "format": must be "rl-advantages\/tfidf-vectorizer"/)]);
   });
 });

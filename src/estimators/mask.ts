@@ -1,8 +1,8 @@
 // Masked rollouts (docs/method.md section 2.1): an estimator runs on the unmasked rollouts alone, as if
 // the masked ones were absent; masked rollouts get A = 0, b = 0, looMean = the mean of the unmasked rewards.
 import { RlAdvantagesError } from '../errors.js';
-import type { Batch, EstimatorResult } from '../estimators/types.js';
-import { checkLength, describe, isNdArray } from './validate.js';
+import type { Batch, EstimatorResult } from './types.js';
+import { checkLength, describe, isNdArray } from '../internal/validate.js';
 
 type MutableBatch = { -readonly [K in keyof Batch]: Batch[K] };
 

@@ -1,8 +1,8 @@
 // Normalisation of centred advantages as its own step (docs/method.md section 2.1): none, group std or
 // batch std, with epsilon and a std floor; two-pass variance.
 import { RlAdvantagesError } from '../errors.js';
-import type { Normalize, NormalizeOptions } from '../estimators/types.js';
-import { describe } from './validate.js';
+import type { Normalize, NormalizeOptions } from './types.js';
+import { describe } from '../internal/validate.js';
 
 /** A group of one: an error, A = 0, or verl's baseline 0 (and std 1) so that A = r (`'raw'`). */
 export type Singleton = 'error' | 'zero' | 'raw';

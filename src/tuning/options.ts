@@ -1,9 +1,9 @@
 // The options of tuneKernel, validated in one place.
-import { RlAdvantagesError } from '../../errors.js';
-import { checkPositiveInteger, describe } from '../../internal/validate.js';
-import { groupCalibrationRows, type CalibrationRow, type CalibrationTask } from '../../calibration/rows.js';
-import { KERNEL_FAMILIES, type KernelFamily } from '../families/types.js';
-import type { KernelInput } from '../kernel-file.js';
+import { RlAdvantagesError } from '../errors.js';
+import { checkPositiveInteger, describe } from '../internal/validate.js';
+import { groupCalibrationRows, type CalibrationRow, type CalibrationTask } from '../calibration/rows.js';
+import { KERNEL_FAMILIES, type KernelFamily } from '../kernels/families/types.js';
+import type { KernelInput } from '../kernels/kernel-file.js';
 import type { FeatureRow } from './vectors.js';
 
 /** Options of {@link tuneKernel}. */

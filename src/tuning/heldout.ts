@@ -1,13 +1,13 @@
 // The held-out ratio of a tuning run: every held-out part scored by the kernel tuned without it, the batches of all
 // parts pooled, with the delete-one-task jackknife interval on the log of the ratio (docs/method.md sections 4.1 and 4.3).
 import seedrandom from 'seedrandom';
-import { looMeansInto } from '../../internal/batch.js';
-import type { BaselineEngine } from '../../calibration/engines.js';
-import { Z_975 } from '../../calibration/jackknife.js';
-import type { TaskTable } from '../../calibration/rows.js';
-import { noiseVariance, prepare, simulate, type BatchSums } from '../../calibration/simulate.js';
-import { kernelBaselineFunction } from '../engine.js';
-import type { Embedding } from '../weights.js';
+import { looMeansInto } from '../internal/batch.js';
+import type { BaselineEngine } from '../calibration/engines.js';
+import { Z_975 } from '../calibration/jackknife.js';
+import type { TaskTable } from '../calibration/rows.js';
+import { noiseVariance, prepare, simulate, type BatchSums } from '../calibration/simulate.js';
+import { kernelBaselineFunction } from '../kernels/engine.js';
+import type { Embedding } from '../kernels/weights.js';
 
 /** One held-out part: its tasks, their index among all tasks, and the kernels to score on it (tuned without it). */
 export interface HeldOutPart {

@@ -1,8 +1,8 @@
 // The candidate kernels of a tuning run: a grid fixed in advance, and the neighbours local refinement tries
 // (docs/method.md section 4.3).
-import { SCALAR_KERNELS } from '../families/length.js';
-import type { KernelFamily } from '../families/types.js';
-import type { JsonObject } from '../read.js';
+import { SCALAR_KERNELS } from '../kernels/families/length.js';
+import type { KernelFamily } from '../kernels/families/types.js';
+import type { JsonObject } from '../kernels/read.js';
 
 /** A family and its parameters (the fitted parts come from the data). */
 export interface Candidate {

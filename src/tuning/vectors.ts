@@ -1,8 +1,8 @@
 // The user feature vectors of tuneKernel's `features` option (the `embedding` family, docs/method.md section 2.4):
 // rows keyed by task_id or prompt, validated in one place and resolved to a vector per prompt.
-import { RlAdvantagesError } from '../../errors.js';
-import { describe } from '../../internal/validate.js';
-import type { CalibrationTask } from '../../calibration/rows.js';
+import { RlAdvantagesError } from '../errors.js';
+import { describe } from '../internal/validate.js';
+import type { CalibrationTask } from '../calibration/rows.js';
 
 /** One user feature vector: keyed by `task_id` (a task of the input rows) or by `prompt` (exactly one of them). */
 export interface FeatureRow {
@@ -19,7 +19,7 @@ function bad(index: number, field: string, message: string, code = 'bad_features
  * The vector of every prompt: rows keyed by task_id resolve to that input task's prompt (a task_id that is not an
  * input task is skipped: its prompt is unknown); rows keyed by prompt are kept as given.
  *
- * @throws {@link RlAdvantagesError} (code `bad_features`, field the row's field, index the row) for a row that is not
+ * @throws `RlAdvantagesError` (code `bad_features`, field the row's field, index the row) for a row that is not
  *   an object, gives neither or both keys, a `features` that is not an array of finite numbers, of another length than
  *   the first row's, or a key (task or prompt) given twice; (code `missing_features`, field `features`) when an input
  *   task has no vector, naming the first such task id.

@@ -2,9 +2,9 @@
 // prompts' rewards or values, for shrinkage_loo and prompt_value. Weights exp((cos - max) / T).
 import { RlAdvantagesError } from '../errors.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
-import { readCanonicalDecimal } from './decimal.js';
+import { readCanonicalDecimal } from '../internal/decimal.js';
 import { csrRowDot } from './sparse.js';
-import { checkTemperature, describe } from './validate.js';
+import { checkTemperature, describe } from '../internal/validate.js';
 
 
 /** The temperature of a prior named `tfidf_kernel_loo_T<T>`; undefined for `'batch'`. */

@@ -5,8 +5,9 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { readTasks } from '../../src/calibration/rows.js';
-import { calibrateBeff, loadKernel, type CalibrationTask, type LoadedKernel } from '../../src/index.js';
-import { planBatches, planRatio, scoreEmbeddings } from '../../src/kernels/tune/score.js';
+import { loadKernel, type LoadedKernel } from '../../src/index.js';
+import { calibrateBeff, type CalibrationTask } from '../../src/calibration/index.js';
+import { planBatches, planRatio, scoreEmbeddings } from '../../src/tuning/score.js';
 import { handKernels } from '../helpers/kernels.js';
 
 function tasks(groups: number): CalibrationTask[] {

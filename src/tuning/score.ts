@@ -1,11 +1,11 @@
 // Scoring many candidate kernels on one set of tasks with common random batches (docs/method.md sections 4 and
 // 4.3): the batches are drawn once, each candidate's K x K weights are computed once, and a batch then costs
 // B (B - 1) / 2 table reads.
-import { looMeansInto } from '../../internal/batch.js';
-import { noiseVariance, prepare } from '../../calibration/simulate.js';
-import { drawRollout, type TaskTable } from '../../calibration/rows.js';
-import { expNonPositive } from '../../internal/fast-exp.js';
-import { batchEnergiesInto, energyBaselinesInto, type Embedding } from '../weights.js';
+import { looMeansInto } from '../internal/batch.js';
+import { noiseVariance, prepare } from '../calibration/simulate.js';
+import { drawRollout, type TaskTable } from '../calibration/rows.js';
+import { expNonPositive } from '../internal/fast-exp.js';
+import { batchEnergiesInto, energyBaselinesInto, type Embedding } from '../kernels/weights.js';
 
 type Rng = { quick(): number };
 

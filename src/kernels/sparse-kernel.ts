@@ -30,9 +30,9 @@
 // weight of the maximum exactly 1 (the denominator stays >= 1). A factor that underflows to 0
 // drops terms below 2^-1074 of the largest weight, as exp((s - m_u) / T) itself would. Only the
 // rounding differs from the one-exponential form (a few ulps per weight); the fast path is tested
-// against the plain dense form within 1e-12 in test/internal/sparse-kernel.test.ts.
+// against the plain dense form within 1e-12 in test/kernels/sparse-kernel.test.ts.
 import type { CsrMatrix } from '../text/tfidf.js';
-import { expNonPositive } from './fast-exp.js';
+import { expNonPositive } from '../internal/fast-exp.js';
 
 /** Rows v per tile of the product: 2048 float64 = 16 KB, well inside a 32-48 KB L1 data cache. */
 const TILE = 2048;

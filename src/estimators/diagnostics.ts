@@ -1,5 +1,5 @@
 // The diagnostics every estimator result carries (docs/method.md section 2.1).
-import type { Batch, EstimatorDiagnostics, EstimatorResult } from '../estimators/types.js';
+import type { Batch, EstimatorDiagnostics, EstimatorResult } from './types.js';
 
 /** Members of each group: by group id, else by prompt, else one group per rollout. Ids compare with ===. */
 function groupsOf(batch: Batch, size: number): number[][] {

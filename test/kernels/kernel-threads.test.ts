@@ -1,4 +1,4 @@
-// The kernel's row blocks on worker threads (src/internal/kernel-threads.ts) give the same bits as
+// The kernel's row blocks on worker threads (src/kernels/kernel-threads.ts) give the same bits as
 // on one thread, and the blocked, symmetric kernel agrees with the plain form on batches large
 // enough to be cut into blocks and tiles. The worker script is the built one (dist/, made by
 // `npm run build`, which `npm test` runs first).
@@ -8,11 +8,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import seedrandom from 'seedrandom';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { kernelBaselines, sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
-import { configureKernelThreads, kernelThreadState, lastKernelRun, threadsFromEnv } from '../../src/internal/kernel-threads.js';
+import { kernelBaselines, sparseKernelBaselines, unitsByKey } from '../../src/kernels/kernel.js';
+import { configureKernelThreads, kernelThreadState, lastKernelRun, threadsFromEnv } from '../../src/kernels/kernel-threads.js';
 import { RlAdvantagesError } from '../../src/errors.js';
-import { batchShift, BLOCK_MIN_UNITS, rowBlocks } from '../../src/internal/sparse-kernel.js';
-import { sparseSimilarityRow, transposeCsr } from '../../src/internal/sparse.js';
+import { batchShift, BLOCK_MIN_UNITS, rowBlocks } from '../../src/kernels/sparse-kernel.js';
+import { sparseSimilarityRow, transposeCsr } from '../../src/kernels/sparse.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
 import { maxAbsDiff, repoRoot } from '../helpers/paths.js';
 

@@ -1,14 +1,14 @@
 // tuneKernel: a kernel tuned on calibration rows, with an honest held-out ratio (docs/method.md section 4.3).
 import seedrandom from 'seedrandom';
-import { RlAdvantagesError } from '../../errors.js';
-import { groupCalibrationRows, readTasks, type CalibrationRow, type CalibrationTask } from '../../calibration/rows.js';
-import { prepare } from '../../calibration/simulate.js';
-import { VERSION } from '../../version.js';
-import { promptKey } from '../families/embedding.js';
-import { familyDefinition } from '../families/index.js';
-import { TextCache } from '../families/types.js';
-import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION, type KernelFamilyFigures, type KernelFile } from '../kernel-file.js';
-import type { JsonObject } from '../read.js';
+import { RlAdvantagesError } from '../errors.js';
+import { groupCalibrationRows, readTasks, type CalibrationRow, type CalibrationTask } from '../calibration/rows.js';
+import { prepare } from '../calibration/simulate.js';
+import { VERSION } from '../version.js';
+import { promptKey } from '../kernels/families/embedding.js';
+import { familyDefinition } from '../kernels/families/index.js';
+import { TextCache } from '../kernels/families/types.js';
+import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION, type KernelFamilyFigures, type KernelFile } from '../kernels/kernel-file.js';
+import type { JsonObject } from '../kernels/read.js';
 import { candidateGrid, candidateKey, type Candidate } from './grid.js';
 import { pooledHeldOut, type HeldOutPart, type HeldOutRatio } from './heldout.js';
 import { readTuneOptions, type TuneKernelOptions } from './options.js';
@@ -31,7 +31,7 @@ export interface TuneDirection {
 
 /** What {@link tuneKernel} returns. */
 export interface TuneKernelResult {
-  /** The kernel file to write (refitted on all tasks; {@link kernelFileJson} gives its text). */
+  /** The kernel file to write (refitted on all tasks; `kernelFileJson` gives its text). */
   readonly kernel: KernelFile;
   readonly mode: 'corrected' | 'single_rollout';
   /** The mean of the directions' winning tuning scores. */
@@ -102,7 +102,7 @@ function refitEmbedding(candidate: Candidate, fit: TaskSet, target: TaskSet, con
  * minute: 1319 tasks, about 500 candidates x 10000 batches per search).
  *
  * @param rows - `{task_id, prompt, reward}` rows as `calibrate` reads them (every task G >= 2, or every task G = 1).
- * @throws {@link RlAdvantagesError} for bad rows, a bad option, a part with fewer than batchSize + 1 tasks, or a train
+ * @throws `RlAdvantagesError` for bad rows, a bad option, a part with fewer than batchSize + 1 tasks, or a train
  *   task that is also an input task.
  * @example
  * ```ts

@@ -12,7 +12,7 @@
 // (feature vectors, user functions); sparseKernelBaselines is the fast path for CSR rows (TF-IDF),
 // through sparse-kernel.ts (and kernel-threads.ts for large batches).
 import type { CsrMatrix } from '../text/tfidf.js';
-import { sumsOfOthers } from './batch.js';
+import { sumsOfOthers } from '../internal/batch.js';
 import { compactAndTranspose } from './sparse.js';
 import { threadedKernelSums } from './kernel-threads.js';
 

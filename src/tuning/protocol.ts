@@ -1,12 +1,12 @@
 // How a candidate is fitted and embedded under the tuner's protocol (docs/method.md section 4.3): text-only parts
 // fitted on the set's prompts, the ridge of `difficulty` out of fold (5 seeded folds, plus the --train tasks).
 import seedrandom from 'seedrandom';
-import { fitDifficultyModel, predictDifficulty, type DifficultyParams } from '../families/difficulty.js';
-import { familyDefinition } from '../families/index.js';
-import { sdOf } from '../families/length.js';
-import type { FitData, TextCache } from '../families/types.js';
-import type { JsonObject } from '../read.js';
-import { scalarEmbedding, tabulate, type Embedding } from '../weights.js';
+import { fitDifficultyModel, predictDifficulty, type DifficultyParams } from '../kernels/families/difficulty.js';
+import { familyDefinition } from '../kernels/families/index.js';
+import { sdOf } from '../kernels/families/length.js';
+import type { FitData, TextCache } from '../kernels/families/types.js';
+import type { JsonObject } from '../kernels/read.js';
+import { scalarEmbedding, tabulate, type Embedding } from '../kernels/weights.js';
 import type { Candidate } from './grid.js';
 
 /** Inner folds of the out-of-fold ridge. */

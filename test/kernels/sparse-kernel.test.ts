@@ -3,8 +3,8 @@
 // m_i = max_{j != i} S_ij, w_ij = exp((S_ij - m_i) / T), b_i = sum_{j != i} w_ij r_j / sum_{j != i} w_ij.
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { sparseKernelBaselines, unitsByKey } from '../../src/internal/kernel.js';
-import { compactAndTranspose, transposeCsr } from '../../src/internal/sparse.js';
+import { sparseKernelBaselines, unitsByKey } from '../../src/kernels/kernel.js';
+import { compactAndTranspose, transposeCsr } from '../../src/kernels/sparse.js';
 import { TfidfVectorizer, type CsrMatrix } from '../../src/text/tfidf.js';
 import { tfidfKernelLoo } from '../../src/estimators/tfidf-kernel.js';
 import { maxAbsDiff } from '../helpers/paths.js';

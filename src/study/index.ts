@@ -1,0 +1,87 @@
+// rl-advantages/study: the study protocol (docs/method.md section 8): its spec, the activation gate, runStudy, backends.
+
+// Study spec and activation gate
+export {
+  loadStudySpec,
+  parseDecisionRule,
+  parseActivationGate,
+  parseArms,
+  StudySpecError,
+  type StudySpec,
+  type DecisionRule,
+  type DecisionCriterion,
+  type ActivationGate,
+  type GateCheck,
+  type StudyArm,
+  type SpecProblem,
+} from './spec.js';
+export {
+  evaluateGate,
+  gateJson,
+  type GateResult,
+  type GateCheckResult,
+  type GateCheckStatus,
+  type GateJson,
+} from './gate.js';
+export {
+  gateMetrics,
+  gateArms,
+  parseAdvantageLog,
+  groupAdvantageLogByArm,
+  GATE_METRIC_NAMES,
+  NONZERO_ADVANTAGE_THRESHOLD,
+  PILOT_BASELINE_STEPS,
+  type AdvantageLogRow,
+  type GateMetrics,
+  type GateMetricName,
+} from './gate-metrics.js';
+export { missingGateMetricReasons } from './gate-metrics-missing.js';
+
+// The study protocol (rl-adv study)
+export { runStudy } from './run.js';
+export { studyArms } from './setup.js';
+export {
+  STUDY_PHASES,
+  STUDY_CALIBRATION,
+  CALIBRATION_TASKS,
+  CALIBRATION_ROLLOUTS,
+  PILOT_STEPS,
+  PILOT_EVAL_ITEMS,
+  OPTIONAL_PHASES,
+  TUNING_TASKS,
+  type StudySummary,
+  type PhaseRecord,
+  type StudyPhase,
+  type CalibrationSummary,
+  type StudyDesignPower,
+  type TuningSummary,
+  type TuningKernelSummary,
+} from './summary.js';
+export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './revise.js';
+export {
+  studyOrder,
+  studyTaskRanges,
+  gateCalibrationTasks,
+  tuningTaskRows,
+  specSteps,
+  STUDY_ORDER_BACKENDS,
+  type StudyTaskRanges,
+} from './task-sets.js';
+export { armKernels } from './arm-kernels.js';
+export type { StudyOptions, StudyOutcome, PhaseEvent } from './options.js';
+export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest } from './backends/types.js';
+export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './backends/tinker.js';
+export { estimatorPreflight, type PreflightCheck } from './backends/preflight.js';
+export { createSimBackend } from './sim/backend.js';
+export { SIM_DEFAULTS, SIM_CLUSTERED_DEFAULTS, simDefaults, type SimConfig } from './sim/world.js';
+export {
+  clusteredQuestions,
+  questionsJsonl,
+  SIM_QUESTION_SETS,
+  type QuestionRow,
+  type QuestionFamily,
+  type ClusteredQuestion,
+  type ClusteredQuestionSet,
+  type ClusteredQuestionsOptions,
+  type SimQuestionSet,
+} from './sim/questions.js';
