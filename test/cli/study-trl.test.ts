@@ -25,11 +25,11 @@ function fakePython(dir: string, missing: readonly string[]): string {
   return file;
 }
 
-/** The Python of the real probe: RL_ADV_PYTHON, else the machine's shared venv, when it has torch. */
+/** The Python of the real probe: RL_ADV_PYTHON, else the machine's shared venv, when it has the drivers and TRL. */
 function realPython(): string | undefined {
   for (const candidate of [process.env.RL_ADV_PYTHON, '/work/venv/bin/python']) {
     if (candidate === undefined || !existsSync(candidate)) continue;
-    if (spawnSync(candidate, ['-c', 'import torch, trl'], { encoding: 'utf8' }).status === 0) return candidate;
+    if (spawnSync(candidate, ['-c', 'import rl_advantages.study, torch, trl'], { encoding: 'utf8' }).status === 0) return candidate;
   }
   return undefined;
 }
@@ -89,6 +89,7 @@ describe('rl-adv study --backend trl refuses before any work', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^rl-adv: --backend trl: this machine cannot run gs1-vs-grpo\.json: missing a GPU .*the weights of Qwen\/Qwen3\.5-2B \(not in the Hugging Face cache\) and the network/);
     expect(existsSync(out)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(60_000);
-  }, 90_000);
+    // Before any work: the probe imports torch only (seconds on a quiet machine; the bound allows a loaded one).
+    expect(performance.now() - started).toBeLessThan(120_000);
+  }, 180_000);
 });
