@@ -34,13 +34,19 @@ function chart(charts: ChartInputs | undefined, render: () => Promise<string | n
   return charts === undefined ? [] : [{ kind: 'chart', render: async () => (await render()) ?? '' }];
 }
 
+/** Where the study's questions came from, for the header. */
+function questionsLine(data: StudySummary['data']): string {
+  if (data.questions === 'clustered') return 'the built-in clustered set (templated families; `--sim-questions clustered`)';
+  if (data.questions === 'arith') return "the spec's arith world, generated in code from its `dataset` section";
+  return `GSM8K from \`${data.dir ?? '?'}\``;
+}
+
 /** What was run: spec, data, seed, backend, version and the overridden settings. */
 export function runFacts(s: StudySummary): string[] {
-  const clustered = s.data.questions === 'clustered';
   const facts = [
     `spec: \`${s.spec.path}\``,
     `spec sha256: \`${s.spec.sha256}\``,
-    `questions: ${clustered ? 'the built-in clustered set (templated families; `--sim-questions clustered`)' : `GSM8K from \`${s.data.dir ?? '?'}\``}` +
+    `questions: ${questionsLine(s.data)}` +
       ` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
     `seed: ${s.seed}`,
     `backend: ${s.backend}${s.simulation ? ' (simulation)' : ''}`,

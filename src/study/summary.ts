@@ -5,7 +5,7 @@ import type { DesignPowerJson } from '../stats/design-power.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
-import type { SimQuestionSet } from './sim/questions.js';
+import type { StudyQuestionSet } from './load-questions.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -43,7 +43,7 @@ export interface StudySummary {
    * The question set (`gsm8k` or the built-in `clustered`), its folder (null for the built-in set), its row counts,
    * and the sha256 of train.jsonl followed by test.jsonl (for the built-in set, of the JSON lines it would write).
    */
-  data: { questions: SimQuestionSet; dir: string | null; train: number; test: number; sha256: string };
+  data: { questions: StudyQuestionSet; dir: string | null; train: number; test: number; sha256: string };
   seed: number;
   /** `sim` or `tinker`. */
   backend: string;

@@ -313,7 +313,7 @@ class RunArmTest(unittest.TestCase):
                 for k in range(4):
                     handle.write(json.dumps({"task_id": f"gsm8k_train_{t}", "prompt": self.questions[t], "reward": float((t + k) % 3 == 0)}) + "\n")
         calibrated = subprocess.run(
-            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--bootstrap", "0", "--json"],
+            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--interval", "none", "--json"],
             capture_output=True, text=True,
         )
         self.assertEqual(calibrated.returncode, 0, calibrated.stderr)

@@ -28,10 +28,27 @@ function shortForm(e: EstimatorJson): string {
   return e.short_form.startsWith(e.name) ? `+ ${e.short_form.slice(e.name.length)}` : e.short_form;
 }
 
+/** `head` then the items, comma-separated, wrapped at {@link PARAMETER_WIDTH} columns (continuation lines indented). */
+function wrap(head: string, items: readonly string[]): string {
+  if (items.length === 0) return `${head}-`;
+  const lines = [head.trimEnd()];
+  for (const [i, item] of items.entries()) {
+    const text = item + (i < items.length - 1 ? ',' : '');
+    const last = lines.length - 1;
+    const line = lines[last] as string;
+    if (line.length + 1 + text.length > PARAMETER_WIDTH && line.trim().endsWith(',')) lines.push(`      ${text}`);
+    else lines[last] = `${line} ${text}`;
+  }
+  return lines.join('\n');
+}
+
+/** The width the parameter lines wrap at. */
+const PARAMETER_WIDTH = 100;
+
 /** The readable form: one table row per estimator, then each one's parameters with their defaults. */
 export function estimatorsText(json = catalogueJson()): string {
   const rows = json.estimators.map((e) => [e.name, shortForm(e), e.family, e.fields.required.filter((f) => f !== 'rewards').join(', ') || '-', needs(e)]);
-  const parameters = json.estimators.map((e) => `  ${e.name}: ${e.parameters.map(parameterText).join(', ') || '-'}`);
+  const parameters = json.estimators.map((e) => wrap(`  ${e.name}: `, e.parameters.map(parameterText)));
   return (
     `${json.estimators.length} estimators (rl-advantages ${json.version}); details: rl-adv estimators --json, docs/estimators.md\n\n` +
     table(['name', 'short form', 'family', 'reads', 'needs'], rows) +

@@ -92,6 +92,7 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     expect(text).toMatch(/discordance D = 0\.2 \(assumed: give --discordance D or --pilot T\.jsonl,B\.jsonl\)/);
     expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\s+0\.9810 \/ 0\.0000\s+0\.9814 \/ 0\.0000\n/);
     expect(text).toMatch(/paired_tango \(asymptotic\)/);
+    expect(text).toMatch(/paired_exact_unconditional: each end misses with probability <= alpha\/\(2k\) whatever D; its lowest coverage, enumerated over delta and D/);
     expect(text).toMatch(/scope: each arm is one training run.*decision_rule\.seeds lists one seed \(0\)/);
   });
 
