@@ -28,10 +28,26 @@ function shortForm(e: EstimatorJson): string {
   return e.short_form.startsWith(e.name) ? `+ ${e.short_form.slice(e.name.length)}` : e.short_form;
 }
 
+/** `head` then the items joined by ", ", continued on lines indented by 4 spaces so that no line passes 120 characters. */
+function wrap(head: string, items: readonly string[]): string {
+  if (items.length === 0) return `${head}-`;
+  const lines: string[] = [];
+  let line = head;
+  items.forEach((item, k) => {
+    const piece = item + (k < items.length - 1 ? ',' : '');
+    if (line.trim() !== '' && line !== head && line.length + 1 + piece.length > 120) {
+      lines.push(line);
+      line = `    ${piece}`;
+    } else line = line === head ? `${head}${piece}` : `${line} ${piece}`;
+  });
+  lines.push(line);
+  return lines.join('\n');
+}
+
 /** The readable form: one table row per estimator, then each one's parameters with their defaults. */
 export function estimatorsText(json = catalogueJson()): string {
   const rows = json.estimators.map((e) => [e.name, shortForm(e), e.family, e.fields.required.filter((f) => f !== 'rewards').join(', ') || '-', needs(e)]);
-  const parameters = json.estimators.map((e) => `  ${e.name}: ${e.parameters.map(parameterText).join(', ') || '-'}`);
+  const parameters = json.estimators.map((e) => wrap(`  ${e.name}: `, e.parameters.map(parameterText)));
   return (
     `${json.estimators.length} estimators (rl-advantages ${json.version}); details: rl-adv estimators --json, docs/estimators.md\n\n` +
     table(['name', 'short form', 'family', 'reads', 'needs'], rows) +

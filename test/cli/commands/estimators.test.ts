@@ -21,8 +21,9 @@ describe('rl-adv estimators', () => {
     expect(text.stdout).toMatch(/^\d+ estimators \(rl-advantages \d+\.\d+\.\d+\)/);
     expect(text.stdout).toMatch(/\ntfidf_kernel_loo +\+ _T<temperature> +kernel +prompts +vectorizer\n/);
     expect(text.stdout).toMatch(/\n {2}tfidf_kernel_loo: temperature \(required\)\n/);
-    expect(text.stdout).toMatch(/\n {2}group_mean_std: epsilon=0.000001, std_floor=0\n/);
-    expect(Math.max(...text.stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(130);
+    expect(text.stdout).toMatch(/\n {2}group_mean_std: epsilon=0.000001, std_floor=0, singleton=zero\n/);
+    // 140: the table's widest row is prompt_value's short form and needs; parameter lists wrap at 120.
+    expect(Math.max(...text.stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(140);
   });
 });
 
@@ -48,10 +49,10 @@ describe('rl-adv serve: describe, estimator objects, unknown fields', () => {
     expect(responses[1]).toMatchObject({ id: 2, estimator: 'group_mean_std', advantages: Array.from(library.advantages) });
     expect(responses[2]).toEqual({
       id: 3,
-      error: { code: 'unknown_field', field: 'normalise', message: 'unknown field "normalise" (did you mean "normalize"?); group_mean\'s options: normalize, epsilon, std_floor' },
+      error: { code: 'unknown_field', field: 'normalise', message: 'unknown field "normalise" (did you mean "normalize"?); group_mean\'s options: normalize, epsilon, std_floor, singleton' },
     });
     expect(responses[3]).toMatchObject({ id: 4, error: { code: 'bad_name', message: expect.stringMatching(/write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0\.1$/) } });
-    expect(responses[4]).toEqual({ id: 5, error: { code: 'unknown_op', field: 'op', message: 'unknown op "describes" (did you mean "describe"?); ops: describe (an estimator request has no "op")' } });
+    expect(responses[4]).toEqual({ id: 5, error: { code: 'unknown_op', field: 'op', message: 'unknown op "describes" (did you mean "describe"?); ops: describe, state_dict, load_state_dict (an estimator request has no "op")' } });
     expect(responses[5]).toMatchObject({ id: 6, error: { code: 'conflicting_option', field: 'epsilon', message: 'epsilon is given twice: 0.1 in the spec and 0.2 in the options' } });
     const batchNormalised = createEstimator('group_mean', { normalize: 'batch' }).compute({ rewards, groupIds });
     expect(responses[6]).toMatchObject({ id: 7, estimator: 'group_mean', advantages: Array.from(batchNormalised.advantages) });
@@ -67,7 +68,7 @@ describe('rl-adv advantages --estimator-json', () => {
     expect(json.code).toBe(0);
     expect(json.stdout).toBe(flags.stdout);
     const unknown = rlAdv(['advantages', '--estimator-json', '{"name": "group_mean_std", "std_flor": 0.5}', '--input', input]);
-    expect([unknown.code, unknown.stderr]).toEqual([2, 'rl-adv: --estimator-json: std_flor is not an option of group_mean_std (did you mean "std_floor"?); its options: epsilon, std_floor\n']);
+    expect([unknown.code, unknown.stderr]).toEqual([2, 'rl-adv: --estimator-json: std_flor is not an option of group_mean_std (did you mean "std_floor"?); its options: epsilon, std_floor, singleton\n']);
     const badJson = rlAdv(['advantages', '--estimator-json', '{"name": ', '--input', input]);
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toMatch(/^rl-adv: --estimator-json: not valid JSON/);
