@@ -30,6 +30,8 @@ class Result:
         max_self_weight: the largest normalised self-weight used (0 for leave-one-out baselines).
         diagnostics: ``{"groups", "groups_of_one", "zero_variance_groups", "zero_advantage_fraction", "masked", ...}``.
         estimator: the canonical estimator name the server used.
+        dropped: for the normalisation presets, True where a row should be left out of the loss and its
+            denominator (a masked zero-variance group, a dropped group of one); None for other estimators.
     """
 
     advantages: np.ndarray
@@ -38,6 +40,7 @@ class Result:
     max_self_weight: float
     diagnostics: dict[str, Any] = field(default_factory=dict)
     estimator: str = ""
+    dropped: np.ndarray | None = None
 
 
 def _estimator_fields(estimator: EstimatorSpec, options: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +74,7 @@ def _batch(
     greedy_rewards: Any,
     mask: Any,
     features: Any,
+    reward_components: Any = None,
 ) -> dict[str, Any]:
     batch: dict[str, Any] = {}
     masked = None
@@ -96,6 +100,8 @@ def _batch(
         batch["greedy_rewards"] = float_list("greedy_rewards", greedy_rewards)
     if features is not None:
         batch["features"] = matrix_list("features", features)
+    if reward_components is not None:
+        batch["reward_components"] = matrix_list("reward_components", reward_components)
     for name, items in batch.items():
         if name != "rewards":
             _check_length(name, items, size)
@@ -112,6 +118,7 @@ def compute_advantages(
     greedy_rewards: Any = None,
     mask: Any = None,
     features: Any = None,
+    reward_components: Any = None,
     session: str | int | None = None,
     update: bool | None = None,
     server: Server | None = None,
@@ -133,6 +140,7 @@ def compute_advantages(
         greedy_rewards: the greedy rollout's reward (``remax``).
         mask: True where a rollout is masked out (it gets advantage 0 and is no one's baseline).
         features: one feature vector per rollout (``kernel_loo_T<T>``).
+        reward_components: K reward components per rollout, shape (B, K) (``gdpo``).
         session: the session id of a stateful estimator (``prompt_value``), kept by the server across calls.
         update: for a session, False computes without updating the state (default: update).
         server: the :class:`Server` to use (default :func:`default_server`).
@@ -151,7 +159,7 @@ def compute_advantages(
         array([ 0.5, -0.5, -0.5,  0.5])
     """
     request = _estimator_fields(estimator, options)
-    request.update(_batch(rewards, group_ids, prompts, lengths, greedy_rewards, mask, features))
+    request.update(_batch(rewards, group_ids, prompts, lengths, greedy_rewards, mask, features, reward_components))
     if session is not None:
         if isinstance(session, bool) or not isinstance(session, (str, int)):
             raise RlAdvantagesError("bad_type", f"session must be a string or an integer, got {type(session).__name__}", field="session")
@@ -167,6 +175,7 @@ def compute_advantages(
             max_self_weight=float(response["max_self_weight"]),
             diagnostics=dict(response.get("diagnostics", {})),
             estimator=str(response.get("estimator", estimator if isinstance(estimator, str) else "")),
+            dropped=None if "dropped" not in response else np.asarray(response["dropped"], dtype=bool),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise RlAdvantagesError("bad_response", f"rl-adv serve answered without {error}: {str(response)[:300]}") from None

@@ -53,6 +53,7 @@ def make_batch(seed: int = 1, groups: int = 6, size: int = 4, masked: bool = Fal
         "lengths": rng.integers(5, 200, size=b).astype(np.float64),
         "greedy_rewards": np.repeat(rng.integers(0, 2, size=groups), size).astype(np.float64),
         "features": rng.integers(-8, 9, size=(b, 3)) / 8.0,
+        "reward_components": rng.integers(0, 9, size=(b, 2)) / 8.0,
     }
     batch["features"][:, 0] += 2.0  # no zero vector (cosine needs a norm)
     if masked:
@@ -62,7 +63,7 @@ def make_batch(seed: int = 1, groups: int = 6, size: int = 4, masked: bool = Fal
     return batch
 
 
-_ROW_FIELDS = {"rewards": "reward", "group_ids": "group", "prompts": "prompt", "lengths": "length", "greedy_rewards": "greedy_reward", "features": "features", "mask": "masked"}
+_ROW_FIELDS = {"rewards": "reward", "group_ids": "group", "prompts": "prompt", "lengths": "length", "greedy_rewards": "greedy_reward", "features": "features", "reward_components": "reward_components", "mask": "masked"}
 
 
 def cli_advantages(tmp_path: Path, estimator: str, batch: dict[str, Any], fields: list[str], corpus: Path, flags: list[str] = ()) -> np.ndarray:
