@@ -188,6 +188,8 @@ export { planDecision, type DecisionPlan, type CriterionPlan } from './stats/pla
 export { pairedHoeffding, hoeffdingHalfWidth, type HoeffdingInterval } from './stats/hoeffding.js';
 export { pairedEmpiricalBernstein, empiricalBernsteinHalfWidth } from './stats/bernstein.js';
 export { pairedExactBinomial, exactBinomialInterval, type DiscordantCounts } from './stats/exact-binomial.js';
+export { pairedExactUnconditional, exactUnconditionalInterval, type VerdictThresholds } from './stats/exact-unconditional.js';
+export { pairedTango, tangoInterval } from './stats/tango.js';
 export type { PairedInterval, PairedIntervalOptions } from './stats/interval.js';
 export { decisionMethod, type DecisionMethod } from './stats/methods.js';
 export { DECISION_METHOD_NAMES, type DecisionMethodName } from './stats/method-names.js';

@@ -34,8 +34,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_advantages.integrations.tinker_cookbook import prepare_resumed_log  # noqa: E402
-from rl_adv_examples.arm_hook import make_hook_for_arm  # noqa: E402
+from rl_adv_examples.arm_hook import hook_module, make_hook_for_arm, prepare_resumed_log  # noqa: E402
 from rl_adv_examples.catalogue import served_estimator_problem, served_fields  # noqa: E402
 from rl_adv_examples.common import (  # noqa: E402
     DriverError,
@@ -156,6 +155,7 @@ def run(argv: list[str] | None) -> int:
         "tinker", "torch", "tinker_cookbook.recipes.math_rl.train", "tinker_cookbook.rl.train", "tinker_cookbook.rl.data_processing", "tinker_cookbook.checkpoint_utils"
     )
     cookbook = check_cookbook_revision(PROG, args.cookbook_rev)
+    hook_module()  # the rl-advantages package (the advantage hook), before any Tinker cost
     start_batch, resumed_state = start_batch_of(checkpoint_utils, log_path) if args.resume else (0, None)
     if args.resume:
         try:

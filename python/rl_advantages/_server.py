@@ -18,7 +18,7 @@ from ._errors import RlAdvantagesError
 from ._node import find_node
 from ._version import __version__
 
-__all__ = ["PROTOCOL", "Server", "default_server", "set_default_server"]
+__all__ = ["BUNDLE", "PROTOCOL", "Server"]
 
 #: The serve protocol this client speaks (``describe`` answers ``"protocol"``).
 PROTOCOL = 1
@@ -164,9 +164,9 @@ class Server:
         with self._lock:
             self.start()
             response = self._exchange(payload)
-            if "session" in payload and payload["session"] is not None:
-                self._sessions.add(str(payload["session"]))
-        error = response.get("error")
+            error = response.get("error")
+            if error is None and payload.get("session") is not None:
+                self._sessions.add(str(payload["session"]))  # named if the server dies: its state dies with it
         if error is not None:
             raise _server_error(error)
         return response
@@ -373,28 +373,6 @@ def _server_error(error: Any) -> RlAdvantagesError:
         field=field if isinstance(field, str) else None,
         index=index if isinstance(index, int) and not isinstance(index, bool) else None,
     )
-
-
-_default: Server | None = None
-_default_lock = threading.Lock()
-
-
-def default_server() -> Server:
-    """The process's shared :class:`Server` (no corpus unless :func:`set_default_server` gave one), created on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Server()
-        return _default
-
-
-def set_default_server(server: Server | None) -> Server | None:
-    """Makes ``server`` the one :func:`default_server` returns (e.g. ``Server(corpus=...)`` for the prompt-kernel
-    estimators); returns the previous one, which is not closed. None resets to a fresh default at next use."""
-    global _default
-    with _default_lock:
-        previous, _default = _default, server
-        return previous
 
 
 @atexit.register

@@ -23,7 +23,7 @@ import rl_advantages as r
 from rl_advantages._node import find_node
 from rl_advantages._server import BUNDLE
 
-from conftest import make_batch
+from client_support import make_batch
 
 # A kernel file for the estimators that read one (the length family: no fitted state beyond its two numbers).
 KERNEL = {"format": "rl-advantages/kernel", "version": 1, "family": "length", "params": {"measure": "chars", "kernel": "gaussian", "bandwidth": 1}, "fitted": {"sd": 0.5, "scale": 0.5}}

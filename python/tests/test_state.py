@@ -12,7 +12,7 @@ import pytest
 
 import rl_advantages as r
 
-from conftest import make_corpus
+from client_support import make_corpus
 
 
 def steps(n: int = 4, size: int = 12) -> list[dict]:

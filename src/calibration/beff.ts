@@ -56,7 +56,8 @@ export interface CalibrateBeffOptions {
   vectorizer?: TfidfVectorizer;
   /**
    * Loaded kernel files by estimator name: an estimator named `kernel:PATH` (or any name listed here) is scored with
-   * the kernel given for it (docs/method.md section 2.4). See `loadKernel` and `resolveKernelEstimatorName`.
+   * the kernel given for it (docs/method.md section 2.4); a `kernel:PATH` not listed is read relative to the current
+   * directory. See `loadKernel` and `resolveKernelEstimatorName`.
    */
   kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */
@@ -239,13 +240,13 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  *
  * Uncertainty: `ratioSe` is the Monte-Carlo standard error by the delta method over the M per-batch means
  * (batches are independent given the tasks); it says how far the figure is from its M -> infinity value on
- * THESE tasks. `ratioCi95` is the 95% percentile interval (numpy's linear percentiles) of the ratio over
- * `bootstrap` replicates that resample the K tasks with replacement (sigma_eps^2 recomputed per replicate,
- * a task drawn twice counting twice) and run `bootstrapBatches` batches each; a batch takes B distinct
- * POSITIONS of the resampled list, so it can hold one task twice, as two independent draws, exactly as if
- * it were two tasks with the same prompt and rewards. The replicates' smaller M adds a little Monte-Carlo
- * spread, which only widens the interval. All draws come from seedrandom(String(seed)), the main batches
- * first, so the main figures do not depend on the bootstrap options.
+ * THESE tasks. `ratioCi95` is the delete-one-task jackknife interval over draws of the K tasks
+ * (docs/method.md section 4.1): the main batches without task k are uniform batches of the other K - 1 tasks, so
+ * ratio_(-k) (sigma_eps^2 recomputed without task k) needs no extra simulation; with
+ * se^2 = (K - 1)/K sum_k (ratio_(-k) - mean ratio_(-k))^2 (`ratioTaskSe`), the interval is ratio +- 1.96 se.
+ * It is valid but conservative on null populations (se about 1.3x the estimate's spread, section 4.1); none
+ * with `interval: 'none'`, and none when B = K (every batch holds every task). All draws come from
+ * seedrandom(String(seed)).
  *
  * Estimators: `loo_batch_mean`, `tfidf_kernel_loo_T<T>`, `length_bucket_loo` (each gives what
  * `createEstimator(name, { vectorizer }).compute({ rewards, prompts })` gives on the batch, up to rounding

@@ -1,14 +1,34 @@
 // --estimator NAME or --estimator-json '{"name": ..., parameters in snake_case}': one estimator spec for a command.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { RlAdvantagesError } from '../errors.js';
 import { specFromWire, wireMessage } from '../estimators/catalogue-json.js';
 import { CliUsageError } from './core.js';
+import { inputOption } from './outputs.js';
 import type { CliEstimatorSpec } from './estimator.js';
 
-/** Adds `--estimator-json <json>` (excludes `--estimator`). */
+/**
+ * The kernel file an `--estimator-json` value reads, for the output guard: `{"name": "kernel:PATH"}` or
+ * `{"name": "kernel_file", "path": PATH}`; none for anything else (bad JSON is reported by {@link estimatorSpecOf}).
+ */
+export function estimatorJsonFiles(value: unknown): string[] {
+  let spec: unknown;
+  try {
+    spec = JSON.parse(String(value));
+  } catch {
+    return [];
+  }
+  if (typeof spec !== 'object' || spec === null) return [];
+  const { name, path } = spec as { name?: unknown; path?: unknown };
+  if (typeof name === 'string' && name.startsWith('kernel:')) return [name.slice('kernel:'.length)];
+  return name === 'kernel_file' && typeof path === 'string' ? [path] : [];
+}
+
+/** Adds `--estimator-json <json>` (excludes `--estimator`); a kernel file it names is one of the command's inputs. */
 export function addEstimatorJsonOption(command: Command): Command {
   return command.addOption(
-    new Option('--estimator-json <json>', 'the estimator as JSON, {"name": ..., parameters in snake_case} (instead of --estimator)').conflicts('estimator'),
+    inputOption('--estimator-json <json>', 'the estimator as JSON, {"name": ..., parameters in snake_case} (instead of --estimator)', estimatorJsonFiles).conflicts(
+      'estimator',
+    ),
   );
 }
 
@@ -42,7 +62,7 @@ export function estimatorLabel(spec: CliEstimatorSpec): string {
   return typeof spec === 'string' ? `--estimator ${spec}` : '--estimator-json';
 }
 
-/** A library message as the user typed the spec: snake_case names for --estimator-json. */
-export function estimatorMessage(spec: CliEstimatorSpec, message: string): string {
-  return typeof spec === 'string' ? message : wireMessage(message);
+/** A library message in command-line words: parameter names in snake_case, as `rl-adv estimators` and `--estimator-json` write them. */
+export function estimatorMessage(_spec: CliEstimatorSpec, message: string): string {
+  return wireMessage(message);
 }

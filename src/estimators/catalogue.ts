@@ -69,7 +69,14 @@ const BUILT_IN: ReadonlyMap<string, EstimatorDescriptor> = (() => {
 /** The user's descriptors, in registration order (validated, their outputs checked). */
 const USER = new Map<string, EstimatorDescriptor>();
 
-/** Every descriptor: the built-in ones in catalogue order, then the user's in registration order. */
+/**
+ * Every descriptor: the built-in ones in catalogue order, then the user's in registration order.
+ *
+ * @example
+ * ```ts
+ * estimatorDescriptors().find((d) => d.name === 'rloo')?.parameters.map((p) => p.name); // ['normalize', 'epsilon', 'stdFloor', 'singleton']
+ * ```
+ */
 export function estimatorDescriptors(): readonly EstimatorDescriptor[] {
   return [...BUILT_IN.values(), ...USER.values()];
 }

@@ -1,7 +1,13 @@
 // "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
 import { formatFigure } from '../internal/figures.js';
+import { ASYMPTOTIC_DECISION_METHODS, type DecisionMethodName } from '../stats/method-names.js';
 import type { StudyDesignPower } from '../study/summary.js';
 import type { Block } from './blocks.js';
+
+/** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed. */
+function methodLabel(method: string): string {
+  return ASYMPTOTIC_DECISION_METHODS.includes(method as DecisionMethodName) ? `${method} (asymptotic)` : method;
+}
 
 /** Where D came from, in words; an assumed D says why (no eval, or arms that agreed on every eval item). */
 function sourceWords(p: StudyDesignPower, evalReached: boolean): string {
@@ -40,7 +46,7 @@ export function designPowerBlocks(p: StudyDesignPower, evalReached: boolean): Bl
   const thresholds = p.thresholds.map((t) => {
     const n80 = p.n_for_80_percent_power[t.method];
     return [
-      `${t.method}${t.method === p.spec_method ? " (the spec's)" : ''}`,
+      `${methodLabel(t.method)}${t.method === p.spec_method ? " (the spec's)" : ''}`,
       t.validates_at === null ? 'never' : formatFigure(t.validates_at),
       t.fails_at === null ? 'never' : formatFigure(t.fails_at),
       validatedIfEqual(p, t.method)?.toFixed(4) ?? 'n/a',
@@ -63,6 +69,6 @@ export function designPowerBlocks(p: StudyDesignPower, evalReached: boolean): Bl
       align: ['l', 'r', 'r', 'r', 'r'],
     },
     { kind: 'text', text: `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):` },
-    { kind: 'table', header: ['true difference', ...methods], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
+    { kind: 'table', header: ['true difference', ...methods.map(methodLabel)], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
   ];
 }

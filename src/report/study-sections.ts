@@ -2,6 +2,7 @@
 // report.md renders their blocks as markdown, report.html as HTML with the charts added, so the two reports carry
 // the same sections, headings, tables and sentences (docs/method.md section 9).
 import { formatFigure } from '../internal/figures.js';
+import { DECISION_SCOPE_WORDS } from '../stats/decision.js';
 import { OPTIONAL_PHASES, STUDY_PHASES, type StudySummary } from '../study/summary.js';
 import type { Block, ReportSection } from './blocks.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
@@ -33,19 +34,25 @@ function chart(charts: ChartInputs | undefined, render: () => Promise<string | n
   return charts === undefined ? [] : [{ kind: 'chart', render: async () => (await render()) ?? '' }];
 }
 
+/** Where the study's questions came from, for the header. */
+function questionsLine(data: StudySummary['data']): string {
+  if (data.questions === 'clustered') return 'the built-in clustered set (templated families; `--sim-questions clustered`)';
+  if (data.questions === 'arith') return "the spec's arith world, generated in code from its `dataset` section";
+  return `GSM8K from \`${data.dir ?? '?'}\``;
+}
+
 /** What was run: spec, data, seed, backend, version and the overridden settings. */
 export function runFacts(s: StudySummary): string[] {
-  const clustered = s.data.questions === 'clustered';
   const facts = [
     `spec: \`${s.spec.path}\``,
     `spec sha256: \`${s.spec.sha256}\``,
-    `questions: ${clustered ? 'the built-in clustered set (templated families; `--sim-questions clustered`)' : `GSM8K from \`${s.data.dir ?? '?'}\``}` +
+    `questions: ${questionsLine(s.data)}` +
       ` (${s.data.train} train, ${s.data.test} test questions; sha256 \`${s.data.sha256.slice(0, 16)}…\`)`,
     `seed: ${s.seed}`,
     `backend: ${s.backend}${s.simulation ? ' (simulation)' : ''}`,
     `backend settings: \`${JSON.stringify(s.backend_settings)}\``,
     `rl-advantages version: ${s.version}`,
-    `calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap} bootstrap replicates`,
+    `calibration settings: ${s.options.calibration_batches} batches, ${s.options.calibration_bootstrap === 0 ? 'no interval' : 'delete-one-task jackknife 95% interval'}`,
   ];
   if (s.options.steps !== null) facts.push(`steps overridden: ${s.options.steps} per arm (not the spec's)`);
   if (s.options.eval_limit !== null) {
@@ -264,6 +271,7 @@ function decision(s: StudySummary, charts: ChartInputs | undefined): ReportSecti
       ...(s.plan?.criteria ?? []).map(
         (p): Block => ({ kind: 'text', text: `${p.id}: validates only if the observed difference is above ${num(p.validates_above)}; fails only below ${num(p.fails_below)}.` }),
       ),
+      { kind: 'text', text: `Scope: ${DECISION_SCOPE_WORDS}.` },
     ],
   };
 }

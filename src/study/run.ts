@@ -123,7 +123,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
   const dataSeed = sharedArmSeed(spec);
-  const data = loadStudyQuestions(options);
+  const data = loadStudyQuestions(options, spec);
   const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
   if (data.train.length < CALIBRATION_TASKS + 2) {
     throw usage(`the GSM8K train split has ${data.train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);

@@ -1,6 +1,7 @@
 // Loading and validating a study spec (the JSON of specs/gs1-vs-grpo.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
 import { specFromWire } from '../estimators/catalogue-json.js';
+import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
 import { parseEstimatorName } from '../estimators/registry.js';
 import { resolveEstimator, type EstimatorSpec } from '../estimators/spec.js';
 import { describe } from '../internal/validate.js';
@@ -11,8 +12,11 @@ import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems,
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';
 
-/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
-export const KERNEL_PREFIX = 'kernel:';
+/**
+ * The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file): the
+ * same constant as `KERNEL_NAME_PREFIX` (one definition, src/kernels/resolve.ts).
+ */
+export const KERNEL_PREFIX: typeof KERNEL_NAME_PREFIX = KERNEL_NAME_PREFIX;
 
 
 

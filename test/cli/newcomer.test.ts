@@ -27,7 +27,7 @@ describe('a misspelt flag', () => {
 
   it('a missing required option without a misspelling is still reported as missing', () => {
     const run = rlAdv(['advantages', '--input', 'x.jsonl']);
-    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: required option '--estimator <name>' not specified/)]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: required option '--estimator <name>' \(or --estimator-json <json>\) not specified/)]);
   });
 });
 

@@ -70,6 +70,7 @@ const SCENARIOS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   advantages: [
     ['--estimator', 'kernel:{kernel}', '--input', '{rollouts}', '--corpus', '{corpus}'],
     ['--estimator', 'tfidf_kernel_loo_T0.1', '--input', '{rollouts}', '--vectorizer', '{vectorizer}', '--estimator-module', '{module}'],
+    ['--estimator-json', '{"name": "kernel_file", "path": "{kernel}"}', '--input', '{rollouts}'],
   ],
   'tfidf fit': [['--corpus', '{corpus}', '--out', '{fresh}']],
   calibrate: [

@@ -1,4 +1,4 @@
-// rl-adv serve's sessions: state_dict / load_state_dict checkpoints resume a prompt_value session bit for bit, on
+// rl-adv serve's sessions: state_dict / load_state_dict checkpoints resume a prompt_value (or roll_running) session bit for bit, on
 // the same or another server; bad checkpoints and mismatched estimators are refused naming the field.
 import { describe, expect, it } from 'vitest';
 import { RequestHandler } from '../../src/cli/commands/serve.js';
@@ -21,6 +21,7 @@ describe.each([
   ['prompt_value', {}],
   ['prompt_value', { prompt_value: { kind: 'beta', decay: 0.8 } }],
   ['prompt_value_tfidf_kernel_loo_T0.1', {}],
+  ['roll_running', {}],
 ])('%s %j: state_dict then load_state_dict', (estimator, options) => {
   it('resumes on another server bit for bit, through JSON text', () => {
     const first = new RequestHandler(vectorizer);

@@ -53,7 +53,8 @@ async function boxes(page: Page, selector: string): Promise<Box[]> {
   return page.locator(selector).evaluateAll((els) =>
     els.map((e) => {
       const r = e.getBoundingClientRect();
-      return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height };
+      const view = (globalThis as unknown as { scrollX: number; scrollY: number });
+      return { x: r.x + view.scrollX, y: r.y + view.scrollY, width: r.width, height: r.height };
     }),
   );
 }

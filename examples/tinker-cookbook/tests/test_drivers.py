@@ -241,6 +241,15 @@ class RunArmTest(unittest.TestCase):
         self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
         self.assertNotIn("torch", sys.modules)
 
+    def test_missing_rl_advantages_package_is_exit_2_with_how_to_install(self) -> None:
+        from unittest import mock
+
+        fakes.install(fakes.FakeRecipe(self.questions, self.reward))
+        with mock.patch.dict(sys.modules, {"rl_advantages.integrations.tinker_cookbook": None}):
+            code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("pip install ./python", err)
+
     def test_missing_api_key_and_unknown_arm(self) -> None:
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": ""})
         self.assertEqual((code, "TINKER_API_KEY" in err), (2, True))
@@ -304,7 +313,7 @@ class RunArmTest(unittest.TestCase):
                 for k in range(4):
                     handle.write(json.dumps({"task_id": f"gsm8k_train_{t}", "prompt": self.questions[t], "reward": float((t + k) % 3 == 0)}) + "\n")
         calibrated = subprocess.run(
-            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--bootstrap", "0", "--json"],
+            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--interval", "none", "--json"],
             capture_output=True, text=True,
         )
         self.assertEqual(calibrated.returncode, 0, calibrated.stderr)

@@ -23,6 +23,7 @@ __all__ = [
     "requires_field",
     "server_from_env",
     "spec_from_env",
+    "supplied_by_adapters",
 ]
 
 def _error(code: str, message: str, field: str | None = None, index: int | None = None) -> Exception:
@@ -85,6 +86,16 @@ def reads_field(entry: Mapping[str, Any], field: str) -> bool:
     return field in _fields(entry, "required") or field in _fields(entry, "optional")
 
 
+#: The batch fields the adapters take from a framework's batch (``lengths``: response tokens of each rollout).
+SUPPLIED_FIELDS = ("rewards", "group_ids", "prompts", "lengths", "mask")
+
+
+def supplied_by_adapters(entry: Mapping[str, Any]) -> bool:
+    """Whether the adapters can feed the estimator: every field it requires is one they take from the framework's
+    batch (not ``features`` or ``greedy_rewards``), and it needs no kernel file path beyond its name."""
+    return all(f in SUPPLIED_FIELDS for f in _fields(entry, "required")) and not entry.get("needs_kernel_file")
+
+
 def prompt_text(prompt: Any, where: str = "prompt") -> str:
     """The text an estimator sees for one prompt: a string as is; for a chat (a list of ``{"role", "content"}``
     messages) the content of the last ``user`` message (a list of content parts gives its ``text`` parts
@@ -104,7 +115,7 @@ def prompt_text(prompt: Any, where: str = "prompt") -> str:
                 if isinstance(content, str):
                     return content
                 if isinstance(content, (list, tuple)):
-                    parts = [p.get("text") for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+                    parts = [str(p["text"]) for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
                     if parts:
                         return "\n".join(parts)
     raise _error(
@@ -153,17 +164,23 @@ def server_from_env() -> Any:
 class RolloutBatch:
     """One batch of rollouts for one estimator: the fields it reads, and one call.
 
+    A stateful estimator (catalogue ``stateful``: ``prompt_value``) runs in one server session, ``session`` in
+    ``options`` or ``"rl_adv:<name>"``; checkpoint it with ``rl_advantages.state_dict(batch.session)``.
+
     Args:
         estimator: the estimator spec (catalogue name or wire form).
         server: an ``rl_advantages.Server`` (e.g. one started with a TF-IDF corpus); the default server if None.
-        options: more request options passed through (``normalize``, ``std_floor``, ...).
+        options: more request options passed through (``normalize``, ``std_floor``, ``session``, ...).
     """
 
     def __init__(self, estimator: Any, server: Any = None, **options: Any):
         self.estimator = estimator
         self.server = server
-        self.options = options
         self.entry = describe_estimator(estimator, server)
+        self.session = options.pop("session", None)
+        if self.session is None and self.entry.get("stateful"):
+            self.session = "rl_adv:" + estimator_name(estimator)
+        self.options = options
 
     @property
     def needs_groups(self) -> bool:
@@ -193,7 +210,7 @@ class RolloutBatch:
         values = np.asarray(rewards, dtype=np.float64).copy()
         nan = ~np.isfinite(values)
         if nan.any():
-            unmasked = [int(i) for i in np.flatnonzero(nan) if mask is None or not bool(mask[i])]
+            unmasked = [i for i in map(int, np.flatnonzero(nan)) if mask is None or not bool(mask[i])]
             if unmasked:
                 i = unmasked[0]
                 raise _error("bad_value", f'field "rewards"[{i}] is {values[i]}: mask it (mask[{i}] = True) or give a finite reward', field="rewards", index=i)
@@ -207,6 +224,8 @@ class RolloutBatch:
                     kwargs[name] = value
         if mask is not None:
             kwargs["mask"] = [bool(m) for m in mask]
+        if self.session is not None:
+            kwargs["session"] = self.session
         if self.server is not None:
             kwargs["server"] = self.server
         return rl_advantages.compute_advantages(self.estimator, values, **kwargs)

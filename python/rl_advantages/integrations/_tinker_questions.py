@@ -100,7 +100,7 @@ class QuestionResolver:
             return None
         # No tokenization-space clean-up: it would turn " ," into "," (23 GSM8K train questions contain " ,",
         # " ." or " 's"), so the decoded prompt would no longer contain the question verbatim.
-        return tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
+        return str(tokenizer.decode(tokens, clean_up_tokenization_spaces=False))
 
     def resolve(self, builder: Any, trajectories: Sequence[Any], tokenizer: Any, where: str = "") -> str:
         """The GSM8K question of a group: from its builder, checked against every decoded observation.

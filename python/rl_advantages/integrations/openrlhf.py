@@ -92,7 +92,9 @@ def make_compute_advantages_and_returns(estimator: Any, server: Any = None, **op
                 stds = rewards.reshape(-1, n).std(-1, keepdim=True).repeat(1, n).reshape(-1)[indices].split(exp_len)
                 for e, s in zip(experiences, stds):
                     e.info["group_reward_std"] = s
-            result = batch.compute(rewards.double().cpu().numpy(), group_ids=[i // n for i in range(len(raw))], prompts=prompts)
+            lengths = torch.empty_like(raw, dtype=torch.float64)
+            lengths[indices] = torch.cat([e.action_mask.sum(dim=-1) for e in experiences]).double()
+            result = batch.compute(rewards.double().cpu().numpy(), group_ids=[i // n for i in range(len(raw))], prompts=prompts, lengths=lengths.cpu().numpy())
             shaped = torch.as_tensor(result.advantages, dtype=raw.dtype, device=raw.device)[indices].split(exp_len)
             for e, a in zip(experiences, shaped):
                 reward = compute_reward(a, self.kl_ctl.value, e.kl, action_mask=e.action_mask, reward_clip_range=args.reward.clip_range)

@@ -15,7 +15,9 @@ Written against NovaSky-AI/SkyRL a9564572eb8e91076be43c1bd5e4615e3de17265 (2026-
 The estimator gets no text, so :func:`register` also wraps ``skyrl.train.trainer.prepare_generator_input`` to
 remember each uid's prompt (the row's ``"prompt"``: chat messages, the last user turn is used). Group ids are
 the uids. The outcome reward is ``token_level_rewards.sum(-1)`` (SkyRL's own outcome estimators,
-ppo_utils.py:1368); the advantage is broadcast over ``response_mask``; returns = advantages.
+ppo_utils.py:1368); the advantage is broadcast over ``response_mask``; returns = advantages. Response lengths
+(for ``opo``, ``reinforce_plus_plus_baseline``) are ``response_mask.sum(-1)``, which in step-wise training is the
+all-ones mask SkyRL passes (trainer.py:1160-1170), not the true length.
 
 Group size 1 in SkyRL today: ``grpo`` gives a lone rollout mean 0 and std 1 (ppo_utils.py:1378-1380): A = r.
 
@@ -87,7 +89,8 @@ class SkyRLEstimator:
                         "call rl_advantages.integrations.skyrl.register() in the process that runs the trainer"
                     )
                 prompts = [prompt_text(uid_prompts[u], f"the prompt of uid {u!r}") for u in uids]
-            result = batch.compute(scores.double().cpu().numpy(), group_ids=uids, prompts=prompts)
+            lengths = response_mask.sum(dim=-1).double().cpu().numpy()
+            result = batch.compute(scores.double().cpu().numpy(), group_ids=uids, prompts=prompts, lengths=lengths)
             advantages = torch.as_tensor(result.advantages, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
             advantages = advantages.unsqueeze(-1) * response_mask
         return advantages, advantages

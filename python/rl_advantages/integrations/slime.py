@@ -29,14 +29,14 @@ Use::
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Callable
 
 from ._common import RolloutBatch, prompt_text, reads_field, server_from_env, spec_from_env
 
 __all__ = ["make_post_process_rewards", "post_process_rewards"]
 
 
-def make_post_process_rewards(estimator: Any, server: Any = None, **options: Any) -> Any:
+def make_post_process_rewards(estimator: Any, server: Any = None, **options: Any) -> Callable[[Any, list[Any]], tuple[list[Any], list[float]]]:
     """A ``post_process_rewards(args, samples) -> (raw_rewards, advantages)`` for one estimator.
 
     Raises:
@@ -59,7 +59,7 @@ def make_post_process_rewards(estimator: Any, server: Any = None, **options: Any
     return post_process
 
 
-_cache: dict[str, Any] = {}
+_cache: dict[str, Callable[[Any, list[Any]], tuple[list[Any], list[float]]]] = {}
 
 
 def post_process_rewards(args: Any, samples: list[Any]) -> tuple[list[Any], list[float]]:

@@ -167,7 +167,8 @@ class GRPOTrainer(trl.GRPOTrainer):
             raise RuntimeError(f"{len(all_texts)} prompts for {n} gathered rewards")
         group_ids = [i // group_size for i in range(n)]
         mask = unscorable.tolist() if bool(unscorable.any()) else None  # True = masked: no baseline reads it, A = 0
-        result = self._rl_adv.compute(rewards.cpu().numpy(), group_ids=group_ids, prompts=all_texts, mask=mask)
+        lengths = self.accelerator.gather(output["completion_mask"].sum(dim=1)).double().cpu().numpy()  # collective, as TRL's
+        result = self._rl_adv.compute(rewards.cpu().numpy(), group_ids=group_ids, prompts=all_texts, mask=mask, lengths=lengths)
         stock = output["advantages"]
         advantages = torch.as_tensor(result.advantages, dtype=stock.dtype, device=stock.device)
         advantages[unscorable.to(stock.device)] = 0.0

@@ -41,7 +41,7 @@ import functools
 import os
 from typing import Any, Iterable, Mapping
 
-from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, server_from_env
+from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, server_from_env, supplied_by_adapters
 
 __all__ = ["PREFIX", "register", "registered_name"]
 
@@ -74,7 +74,7 @@ def _default_specs(server: Any) -> list[str]:
     import rl_advantages
 
     entries = rl_advantages.catalogue() if server is None else rl_advantages.catalogue(server=server)
-    return [str(e["name"]) for e in entries if not any(p.get("required") for p in e.get("parameters") or [])]
+    return [str(e["name"]) for e in entries if supplied_by_adapters(e) and not any(p.get("required") for p in e.get("parameters") or [])]
 
 
 def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
@@ -99,7 +99,8 @@ def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
             if prompts is not None and len(prompts) != scores.shape[0]:
                 raise RuntimeError(f"{label}: {len(prompts)} prompts for {scores.shape[0]} rollouts")
             group_ids = None if index is None else [str(u) for u in list(index)]
-            result = batch.compute(scores.double().cpu().numpy(), group_ids=group_ids, prompts=prompts)
+            lengths = response_mask.sum(dim=-1).double().cpu().numpy()
+            result = batch.compute(scores.double().cpu().numpy(), group_ids=group_ids, prompts=prompts, lengths=lengths)
             advantages = torch.as_tensor(result.advantages, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
             advantages = advantages.unsqueeze(-1) * response_mask
         return advantages, advantages
@@ -139,7 +140,8 @@ def register(
 
     Args:
         estimators: specs (catalogue names such as ``tfidf_kernel_loo_T0.1`` or wire forms); default: every
-            catalogue estimator that needs no parameter.
+            catalogue estimator that needs no parameter and no field verl's batch lacks (``features``,
+            ``greedy_rewards``, a kernel file).
         prompt_key: the ``non_tensor_batch`` field holding each rollout's prompt (a string or chat messages).
         server: the ``rl_advantages.Server`` to call; the process's default server if None.
         options: request options for every estimator (``normalize``, ...).

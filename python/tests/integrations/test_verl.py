@@ -76,6 +76,27 @@ def test_gs1_tfidf_kernel_loo_uses_the_prompts(fakes_on_path, server):
     assert not torch.equal(got[:, 0], torch.tensor(rewards))
 
 
+def test_lengths_and_sessions_reach_the_estimator(fakes_on_path, server):
+    """opo reads each rollout's response length (response_mask.sum(-1)); prompt_value keeps state in a session."""
+    from rl_advantages.integrations import verl as adapter
+
+    names = adapter.register(server=server)  # the default: every estimator verl's batch can feed without parameters
+    assert "rl_adv:opo" in names and "rl_adv:group_mean" in names
+    assert "rl_adv:remax" not in names and "rl_adv:kernel_file" not in names  # greedy rewards, a kernel file: not in verl's batch
+    rewards = [1.0, 0.0, 0.5, 0.25, 0.0, 0.0, 1.0, 0.75]
+    uids = ["a"] * 4 + ["b"] * 4
+    data = _trainer("rl_adv:opo", 4).advantage_step(_batch(rewards, uids, QUESTIONS))
+    lengths = data.batch["response_mask"].sum(-1).tolist()
+    expected = rl_advantages.compute_advantages("opo", rewards, group_ids=uids, lengths=lengths, server=server).advantages
+    assert torch.equal(data.batch["advantages"][:, 0], torch.as_tensor(expected, dtype=torch.float32))
+    name = "prompt_value_tfidf_kernel_loo_T0.1"
+    adapter.register([name], server=server)
+    for _ in range(2):
+        _trainer("rl_adv:" + name, 1).advantage_step(_batch(rewards, [f"u{i}" for i in range(8)], QUESTIONS))
+    state = rl_advantages.state_dict("rl_adv:" + name, server=server)
+    assert state["estimator"].startswith("prompt_value")
+
+
 def test_missing_prompt_field_is_reported(fakes_on_path, server):
     from rl_advantages.integrations import verl as adapter
 

@@ -114,7 +114,7 @@ export async function estimatorFor(
     } catch (error) {
       if (error instanceof RlAdvantagesError) {
         const flag = typeof spec !== 'string' || error.field === undefined ? undefined : OPTION_FLAGS[error.field];
-        throw new CliUsageError(flag === undefined ? `${label}: ${estimatorMessage(spec, error.message)}` : `${flag}: ${error.message}`);
+        throw new CliUsageError(`${flag ?? label}: ${estimatorMessage(spec, error.message)}`);
       }
       throw error;
     }

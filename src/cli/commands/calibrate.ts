@@ -138,9 +138,9 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     io.stderr.write(`rl-adv: skipping ${name}: it keeps state across training steps (a per-prompt value, or running moments), and a calibration scores one batch at a time\n`);
   }
   options = { ...options, estimators: options.estimators.filter((name) => !isStatefulEstimator(name)) };
-  if (options.bootstrap !== undefined && options.bootstrap !== 0) {
+  if (options.bootstrap !== undefined) {
     throw new CliUsageError(
-      '--bootstrap: the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); the interval is now the delete-one-task jackknife (--interval jackknife, the default) or none (--interval none)',
+      `--bootstrap ${options.bootstrap}: the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); the interval is now the delete-one-task jackknife (--interval jackknife, the default) or none (--interval none)`,
     );
   }
   const names = [options.reference, ...options.estimators];
@@ -191,7 +191,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   const calibrateOptions: CalibrateBeffOptions = {
     batchSize: options.batchSize,
     batches: options.batches,
-    interval: options.bootstrap === 0 ? 'none' : options.interval,
+    interval: options.interval,
     noise: options.noise,
     estimators: options.estimators,
     reference: options.reference,
@@ -255,7 +255,7 @@ export function register(program: Command, io: CliIo): void {
         .choices(['pooled', 'per-task'])
         .default('pooled'),
     )
-    .addOption(new Option('--bootstrap <n>', 'removed; 0 is accepted as --interval none').argParser(integerOption(0)).hideHelp())
+    .addOption(new Option('--bootstrap <n>', 'removed: an error that names --interval').argParser(integerOption(0)).hideHelp())
     .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
     .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
     .addOption(outputOption('--output <file>', 'where to write the table (or with --json the JSON; "-" for standard output)').default('-'))

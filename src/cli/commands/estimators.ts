@@ -28,21 +28,22 @@ function shortForm(e: EstimatorJson): string {
   return e.short_form.startsWith(e.name) ? `+ ${e.short_form.slice(e.name.length)}` : e.short_form;
 }
 
-/** `head` then the items joined by ", ", continued on lines indented by 4 spaces so that no line passes 120 characters. */
+/** `head` then the items, comma-separated, wrapped at {@link PARAMETER_WIDTH} columns (continuation lines indented). */
 function wrap(head: string, items: readonly string[]): string {
   if (items.length === 0) return `${head}-`;
-  const lines: string[] = [];
-  let line = head;
-  items.forEach((item, k) => {
-    const piece = item + (k < items.length - 1 ? ',' : '');
-    if (line.trim() !== '' && line !== head && line.length + 1 + piece.length > 120) {
-      lines.push(line);
-      line = `    ${piece}`;
-    } else line = line === head ? `${head}${piece}` : `${line} ${piece}`;
-  });
-  lines.push(line);
+  const lines = [head.trimEnd()];
+  for (const [i, item] of items.entries()) {
+    const text = item + (i < items.length - 1 ? ',' : '');
+    const last = lines.length - 1;
+    const line = lines[last] as string;
+    if (line.length + 1 + text.length > PARAMETER_WIDTH && line.trim().endsWith(',')) lines.push(`      ${text}`);
+    else lines[last] = `${line} ${text}`;
+  }
   return lines.join('\n');
 }
+
+/** The width the parameter lines wrap at. */
+const PARAMETER_WIDTH = 100;
 
 /** The readable form: one table row per estimator, then each one's parameters with their defaults. */
 export function estimatorsText(json = catalogueJson()): string {
