@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'python/rl_advantages/_js/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

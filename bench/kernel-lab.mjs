@@ -9,12 +9,13 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchGsm8kDir } from './gsm8k.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { tuneKernel } = await import(join(root, 'dist/index.js'));
 const at = process.argv.indexOf('--batches');
 const batches = at >= 0 ? Number(process.argv[at + 1]) : 10000;
-const gsm8k = process.env.GSM8K_DIR ?? resolve(root, '../shared/data/gsm8k');
+const gsm8k = await benchGsm8kDir(root);
 const items = readFileSync(join(gsm8k, 'example_model_solutions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const rows = items.map((x, i) => ({ task_id: `gsm8k_test_${i}`, prompt: x.question, reward: x['6b_finetuning'].is_correct ? 1 : 0 }));
 

@@ -6,15 +6,18 @@
 //   node bench/run.mjs --quick    fit, B = 32 and B = 1024 only
 //   node bench/run.mjs --only 'B = 4096' --repeat 3    cases whose name contains the text, each
 //                                 run 3 times (node, then the reference, alternately)
+//   node bench/run.mjs --gsm8k    print the GSM8K folder the bench reads, and stop
 // Every row shows the load average before the case (the machine's busyness: on 2 CPUs, above
 // about 1 the kernel's worker thread shares its core), the threads the library used, and each
 // side's CPU time over wall time.
-// GSM8K comes from $GSM8K_DIR or ../shared/data/gsm8k; Python is /usr/bin/python3 or $PYTHON.
+// GSM8K is found as every rl-adv command finds it ($GSM8K_DIR, the cache, a download; bench/gsm8k.mjs);
+// Python is /usr/bin/python3 or $PYTHON.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchGsm8kDir } from './gsm8k.mjs';
 import { promptsFor, readQuestions, rewardsFor } from './inputs.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,13 +32,17 @@ if (repeatAll !== undefined && !(Number.isInteger(repeatAll) && repeatAll >= 1))
   console.error('bench: --repeat needs a positive integer');
   process.exit(2);
 }
-const gsm8kDir = process.env.GSM8K_DIR ?? resolve(root, '..', 'shared', 'data', 'gsm8k');
 const python = process.env.PYTHON ?? '/usr/bin/python3';
 const TEMPERATURE = 0.1;
 
 if (!existsSync(join(root, 'dist', 'index.js'))) {
   console.error('bench: dist/index.js is missing; run `npm run build` first (npm run bench does).');
   process.exit(2);
+}
+const gsm8kDir = await benchGsm8kDir(root);
+if (process.argv.includes('--gsm8k')) {
+  console.log(gsm8kDir);
+  process.exit(0);
 }
 const train = readQuestions(gsm8kDir, 'train');
 const questions = [...train, ...readQuestions(gsm8kDir, 'test')];

@@ -3,7 +3,7 @@
 ``npm run build`` (tsup.config.ts, entry ``src/serve-bundle.ts``) writes ``rl_advantages/_js/rl-adv.js`` (the
 command line with every JavaScript dependency inlined, no chart library) and ``kernel-worker.js`` beside it. This
 hook checks they are there and copies the study spec the ``decide`` and ``plan`` commands default to
-(``../specs/gs1-vs-grpo.json``) to ``_js/specs/``, where the bundle looks for it.
+(``../specs/gs1-vs-grpo.json``) to ``_js/specs/``, where the bundle looks for it, and puts ``../LICENSE`` in the wheel.
 """
 
 from __future__ import annotations
@@ -38,3 +38,5 @@ class BundleHook(BuildHookInterface):
             if not os.path.isfile(source):
                 raise RuntimeError(f"{source} is missing: build the wheel from a clone of rl-advantages (python/ beside specs/)")
             shutil.copyfile(source, os.path.join(js, "specs", name))
+        # The repository's licence (MIT) travels in the package folder.
+        build_data.setdefault("force_include", {})[os.path.join(repo, "LICENSE")] = "rl_advantages/LICENSE"

@@ -33,6 +33,36 @@ export {
   type StatefulEstimator,
 } from './estimators/prompt-value.js';
 export { looBatchMean } from './estimators/loo-batch-mean.js';
+export { maxrl, type MaxrlOptions } from './estimators/maxrl.js';
+export { normalized } from './estimators/normalized.js';
+export { RunningNormalization, type RunningNormalizationJSON } from './estimators/normalization/stateful.js';
+export { gdpo, type GdpoFlavour, type GdpoOptions } from './estimators/gdpo.js';
+export type { GroupMeanOptions } from './estimators/group.js';
+export type { GroupBaselineOptions } from './estimators/outcome-baselines.js';
+export type { Singleton } from './estimators/normalize.js';
+export {
+  DEFAULT_NORMALIZATION,
+  INITIAL_RUNNING_STATE,
+  NORMALIZATION_CHOICES,
+  NORMALIZATION_PRESETS,
+  NORMALIZATION_PRESET_NAMES,
+  Normalizer,
+  normalizationPreset,
+  normalizeStep,
+  readNormalization,
+  type Centre,
+  type EpsilonMode,
+  type NormalizationBatch,
+  type NormalizationDiagnostics,
+  type NormalizationPreset,
+  type NormalizationResult,
+  type NormalizationSettings,
+  type NormalizationSpec,
+  type RunningState,
+  type Scale,
+  type Variance,
+  type Weights,
+} from './estimators/normalization/index.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';
@@ -50,6 +80,36 @@ export {
   type TemperatureEstimatorBaseName,
   type EstimatorContext,
 } from './estimators/registry.js';
+export { registerEstimator, estimatorDescriptors } from './estimators/catalogue.js';
+export { loadEstimatorModule } from './estimators/module.js';
+export {
+  canonicalEstimatorName,
+  resolveEstimator,
+  type EstimatorSpec,
+  type ResolvedEstimator,
+} from './estimators/spec.js';
+export {
+  catalogueJson,
+  specFromWire,
+  specToWire,
+  CATALOGUE_PROTOCOL,
+  type CatalogueJson,
+  type EstimatorJson,
+  type ParameterJson,
+} from './estimators/catalogue-json.js';
+export type {
+  EstimatorDescriptor,
+  UserEstimatorDescriptor,
+  EstimatorOutput,
+  ParameterDescriptor,
+  ParameterType,
+  EstimatorParams,
+  EstimatorResources,
+  EstimatorSource,
+  ShortForm,
+  BatchField,
+} from './estimators/descriptor.js';
+
 export { kernelFileLoo, type KernelFileOptions } from './estimators/kernel-file.js';
 
 // Kernel files and kernel families (the tuner: rl-advantages/tuning)

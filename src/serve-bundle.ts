@@ -1,9 +1,10 @@
-// The command line the Python package runs (python/rl_advantages/_js/rl-adv.js): `serve` and the
-// commands its thin wrappers call, in one self-contained file (every dependency inlined, see
+// The command line the Python package runs (python/rl_advantages/_js/rl-adv.js): `serve`, `estimators`,
+// `advantages` and the commands its thin wrappers call, in one self-contained file (every dependency inlined, see
 // tsup.config.ts). It leaves out `report` and `study`, whose chart code needs vega.
 import { register as advantages } from './cli/commands/advantages.js';
 import { register as calibrate } from './cli/commands/calibrate.js';
 import { register as decide } from './cli/commands/decide.js';
+import { register as estimators } from './cli/commands/estimators.js';
 import { register as plan } from './cli/commands/plan.js';
 import { register as serve } from './cli/commands/serve.js';
 import { register as tuneKernel } from './cli/commands/tune-kernel.js';
@@ -11,7 +12,7 @@ import type { RegisterCommand } from './cli/commands/index.js';
 import { runCliWith } from './cli/run.js';
 
 /** The bundle's commands, in help order. */
-const BUNDLED: readonly RegisterCommand[] = [advantages, serve, calibrate, tuneKernel, decide, plan];
+const BUNDLED: readonly RegisterCommand[] = [estimators, advantages, serve, calibrate, tuneKernel, decide, plan];
 
 // A reader that stops early closes the pipe: stop quietly, as Unix tools do.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -66,8 +66,9 @@ function summarise(rows, truth, sd, key) {
     n,
     coverage,
     coverage_se: Math.sqrt((coverage * (1 - coverage)) / n),
-    truth_below_interval: high,
-    truth_above_interval: low,
+    // truth < lo: the truth lies below the interval (it overestimates); truth > hi: above it.
+    truth_below_interval: low,
+    truth_above_interval: high,
     mean_width: width / n,
     width_over_ideal: width / n / (3.92 * sd),
     mean_midpoint_minus_estimate: centre / n,
@@ -102,6 +103,8 @@ function validate(population) {
     sd_estimate: sd,
     ideal_width: 3.92 * sd,
     mean_jackknife_se: meanTaskSe,
+    // > 1: the jackknife standard error overstates the estimate's spread (the interval is conservative).
+    jackknife_se_over_sd: meanTaskSe / sd,
     jackknife: summarise(rows, truth.ratio, sd, 'jackknife'),
     old_percentile_bootstrap: oldReps > 0 ? summarise(rows.slice(0, oldReps), truth.ratio, sd, 'old') : null,
     seconds: (Date.now() - started) / 1000,

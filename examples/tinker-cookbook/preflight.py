@@ -39,7 +39,7 @@ from typing import Any, Sequence
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rl_adv_examples import fixed_batch as fb  # noqa: E402
-from rl_adv_examples.advantages import make_hook_for_arm  # noqa: E402
+from rl_adv_examples.arm_hook import make_hook_for_arm  # noqa: E402
 from rl_adv_examples.common import DriverError, is_kernel_file, load_spec, main_wrapper, require_modules, require_tinker_api_key  # noqa: E402
 from rl_adv_examples.provenance import check_cookbook_revision  # noqa: E402
 from rl_adv_examples.kernel_reference import kernel_reference, kernel_reference_pure, temperature_of, tfidf_vectors_pure  # noqa: E402,F401

@@ -34,11 +34,11 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rl_adv_examples.advantages import make_hook_for_arm, prepare_resumed_log  # noqa: E402
+from rl_adv_examples.arm_hook import hook_module, make_hook_for_arm, prepare_resumed_log  # noqa: E402
+from rl_adv_examples.catalogue import served_estimator_problem, served_fields  # noqa: E402
 from rl_adv_examples.common import (  # noqa: E402
     DriverError,
     final_sampler_path,
-    is_kernel_estimator,
     load_spec,
     main_wrapper,
     require_modules,
@@ -127,8 +127,12 @@ def run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     spec = load_spec(args.spec)
     arm = spec.arm(args.arm)
-    if arm.advantage != "group_mean" and not is_kernel_estimator(arm.advantage):
-        raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} is neither group_mean nor a kernel estimator")
+    try:
+        problem = None if arm.advantage == "group_mean" else served_estimator_problem(arm.advantage, args.rl_adv)
+    except RlAdvServeError as error:
+        raise DriverError(f"rl-adv (the catalogue rl-adv serve computes from): {error}", 1) from None
+    if problem is not None:
+        raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} cannot run: {problem}")
     if args.steps is not None and args.steps < 1:
         raise DriverError(f"--steps must be a positive integer, got {args.steps}")
     if args.eval_every < 0:
@@ -151,6 +155,7 @@ def run(argv: list[str] | None) -> int:
         "tinker", "torch", "tinker_cookbook.recipes.math_rl.train", "tinker_cookbook.rl.train", "tinker_cookbook.rl.data_processing", "tinker_cookbook.checkpoint_utils"
     )
     cookbook = check_cookbook_revision(PROG, args.cookbook_rev)
+    hook_module()  # the rl-advantages package (the advantage hook), before any Tinker cost
     start_batch, resumed_state = start_batch_of(checkpoint_utils, log_path) if args.resume else (0, None)
     if args.resume:
         try:
@@ -167,7 +172,13 @@ def run(argv: list[str] | None) -> int:
         if arm.advantage != "group_mean":
             serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
             # Fail before any Tinker cost if the server, its corpus or the estimator name is wrong.
-            serve.compute(arm.advantage, [1.0, 0.0], prompts=[train_items[0].question, train_items[1].question])
+            fields = served_fields(arm.advantage, serve.command)
+            serve.compute(
+                arm.advantage,
+                [1.0, 0.0],
+                prompts=[train_items[0].question, train_items[1].question] if "prompts" in fields else None,
+                group_ids=[0, 0] if "group_ids" in fields else None,
+            )
         hook = make_hook_for_arm(
             arm.name,
             arm.advantage,

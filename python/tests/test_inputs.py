@@ -119,3 +119,22 @@ def test_server_errors_carry_code_and_message(server):
     with pytest.raises(r.RlAdvantagesError) as caught:
         r.compute_advantages("rloo", [1.0, 0.0, 1.0], group_ids=[0, 0, 1], server=server)
     assert caught.value.code != "" and "group" in caught.value.message
+
+
+def test_unknown_options_are_refused_with_the_closest_name(server):
+    with pytest.raises(r.RlAdvantagesError) as caught:
+        r.compute_advantages("group_mean", [1.0, 0.0], group_ids=[0, 0], normalise="batch", server=server)
+    assert (caught.value.code, caught.value.field) == ("unknown_field", "normalise")
+    assert "normalize" in caught.value.message
+    with pytest.raises(r.RlAdvantagesError) as caught:
+        r.compute_advantages({"name": "tfidf_kernel_loo", "temprature": 0.1}, [1.0, 0.0], prompts=["a b", "c d"], server=server)
+    assert "temperature" in caught.value.message
+
+
+def test_options_reach_the_estimator(server):
+    plain = r.compute_advantages("group_mean", [1.0, 0.0, 0.0, 0.0], group_ids=[0, 0, 0, 0], server=server)
+    scaled = r.compute_advantages("group_mean", [1.0, 0.0, 0.0, 0.0], group_ids=[0, 0, 0, 0], normalize="group", server=server)
+    as_dict = r.compute_advantages({"name": "group_mean", "normalize": "group"}, [1.0, 0.0, 0.0, 0.0], group_ids=[0, 0, 0, 0], server=server)
+    assert np.array_equal(scaled.advantages, as_dict.advantages)
+    assert not np.array_equal(plain.advantages, scaled.advantages)
+    assert np.allclose(scaled.advantages, plain.advantages / np.std([1.0, 0.0, 0.0, 0.0], ddof=1), rtol=0, atol=1e-5)

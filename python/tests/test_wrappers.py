@@ -75,6 +75,11 @@ def test_decide_and_plan(tmp_path):
     b.write_text("".join(json.dumps(x) + "\n" for x in baseline))
     assert ours == rl_adv_json("decide", "--treatment", str(t), "--baseline", str(b), "--method", "paired_exact_binomial")
     assert ours["n"] == n and ours["method"] == "paired_exact_binomial"
+    # The exact unconditional interval (docs/method.md section 5.4.1): same estimate, narrower than the box.
+    eu = r.decide(treatment, baseline, method="paired_exact_unconditional")
+    assert eu == rl_adv_json("decide", "--treatment", str(t), "--baseline", str(b), "--method", "paired_exact_unconditional")
+    c, e = ours["criteria"][0], eu["criteria"][0]
+    assert e["estimate"] == c["estimate"] and e["upper"] - e["lower"] < c["upper"] - c["lower"]
     planned = r.plan(n=500, discordance=0.15)
     assert planned == rl_adv_json("plan", "--n", "500", "--discordance", "0.15")
     piloted = r.plan(pilot=(treatment, baseline), method="paired_hoeffding")

@@ -3,6 +3,7 @@ import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
 import { checkPositiveInteger, describe } from '../internal/validate.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
+import { inSampleTasks, inSampleWarning, type InSampleTasks } from './in-sample.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { createBaselineEngine } from './engines.js';
 import { jackknifeRatio } from './jackknife.js';
@@ -55,11 +56,17 @@ export interface CalibrateBeffOptions {
   vectorizer?: TfidfVectorizer;
   /**
    * Loaded kernel files by estimator name: an estimator named `kernel:PATH` (or any name listed here) is scored with
-   * the kernel given for it (docs/method.md section 2.4). See `loadKernel` and `resolveKernelEstimatorName`.
+   * the kernel given for it (docs/method.md section 2.4); a `kernel:PATH` not listed is read relative to the current
+   * directory. See `loadKernel` and `resolveKernelEstimatorName`.
    */
   kernels?: Readonly<Record<string, LoadedKernel>>;
   /** Called now and then with (batches done, total batches), last with done = total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called with each warning, e.g. a kernel scored on tasks it was tuned on (`inSample`). Default: Node's
+   * `process.emitWarning` (code `RL_ADV_IN_SAMPLE`).
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** The calibration figures of one estimator. */
@@ -85,6 +92,12 @@ export interface EstimatorCalibration {
   readonly ratioTaskSe?: number | null;
   /** 95% interval ratio +- 1.96 ratioTaskSe (docs/method.md section 4.1); null without an interval. */
   readonly ratioCi95: readonly [number, number] | null;
+  /**
+   * EVPO's explained variance (arXiv:2604.19485), 1 - sum (r - b)^2 / sum (r - rbar)^2 over the same batches
+   * (rbar each batch's mean reward): > 0 when the baseline beats none. ratio(e) = (1 - EV_ref) / (1 - EV_e) in
+   * expectation, exactly in single-rollout mode (docs/method.md section 4.4). Absent from results written before it.
+   */
+  readonly explainedVariance?: number;
 }
 
 /** What {@link calibrateBeff} returns. */
@@ -116,6 +129,11 @@ export interface BeffCalibration {
   readonly reference: string;
   /** By estimator name, the reference first (ratio 1), then the scored estimators in the order given. */
   readonly estimators: Readonly<Record<string, EstimatorCalibration>>;
+  /**
+   * Kernel files scored on tasks they were tuned on (by estimator name; present only then): their ratio is
+   * in-sample, optimistic (see {@link inSampleTasks}).
+   */
+  readonly inSample?: Readonly<Record<string, InSampleTasks>>;
 }
 
 function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
@@ -200,7 +218,7 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
       field: 'kernels',
     });
   }
-  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress };
+  return { batchSize, batches, interval, noise, seed, reference, names, vectorizer: o.vectorizer, kernels, onProgress: o.onProgress, onWarning: o.onWarning };
 }
 
 /**
@@ -222,13 +240,13 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  *
  * Uncertainty: `ratioSe` is the Monte-Carlo standard error by the delta method over the M per-batch means
  * (batches are independent given the tasks); it says how far the figure is from its M -> infinity value on
- * THESE tasks. `ratioCi95` is the 95% percentile interval (numpy's linear percentiles) of the ratio over
- * `bootstrap` replicates that resample the K tasks with replacement (sigma_eps^2 recomputed per replicate,
- * a task drawn twice counting twice) and run `bootstrapBatches` batches each; a batch takes B distinct
- * POSITIONS of the resampled list, so it can hold one task twice, as two independent draws, exactly as if
- * it were two tasks with the same prompt and rewards. The replicates' smaller M adds a little Monte-Carlo
- * spread, which only widens the interval. All draws come from seedrandom(String(seed)), the main batches
- * first, so the main figures do not depend on the bootstrap options.
+ * THESE tasks. `ratioCi95` is the delete-one-task jackknife interval over draws of the K tasks
+ * (docs/method.md section 4.1): the main batches without task k are uniform batches of the other K - 1 tasks, so
+ * ratio_(-k) (sigma_eps^2 recomputed without task k) needs no extra simulation; with
+ * se^2 = (K - 1)/K sum_k (ratio_(-k) - mean ratio_(-k))^2 (`ratioTaskSe`), the interval is ratio +- 1.96 se.
+ * It is valid but conservative on null populations (se about 1.3x the estimate's spread, section 4.1); none
+ * with `interval: 'none'`, and none when B = K (every batch holds every task). All draws come from
+ * seedrandom(String(seed)).
  *
  * Estimators: `loo_batch_mean`, `tfidf_kernel_loo_T<T>`, `length_bucket_loo` (each gives what
  * `createEstimator(name, { vectorizer }).compute({ rewards, prompts })` gives on the batch, up to rounding
@@ -249,6 +267,12 @@ function readOptions(options: CalibrateBeffOptions | undefined, taskCount: numbe
  * result.estimators['tfidf_kernel_loo_T0.1']?.ratio; // e.g. 0.976: below the gate's 1.03
  * ```
  */
+/** 1 - sum (r - b)^2 / sum (r - rbar)^2 over the batches; 0 when every batch's rewards are equal (nothing to explain). */
+function explainedVariance(advantageSquares: Float64Array, rewardSquares: Float64Array): number {
+  const total = sum(rewardSquares);
+  return total > 0 ? 1 - sum(advantageSquares) / total : 0;
+}
+
 export function calibrateBeff(tasks: readonly CalibrationTask[], options?: CalibrateBeffOptions): BeffCalibration {
   const table = readTasks(tasks);
   if (table.count < 2) {
@@ -258,6 +282,9 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     });
   }
   const o = readOptions(options, table.count);
+  const inSample = inSampleTasks(tasks, o.kernels);
+  const warn = o.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'RL_ADV_IN_SAMPLE' }));
+  for (const [name, shared] of Object.entries(inSample)) warn(inSampleWarning(name, shared));
   const prepared = prepare(table);
   const engines = o.names.map((name, i) =>
     createBaselineEngine(name, table.prompts, o.vectorizer, i === 0 ? 'reference' : 'estimator', undefined, o.kernels),
@@ -287,6 +314,7 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
       ratioSe: se,
       ratioTaskSe: jackknife === null ? null : jackknife.se,
       ratioCi95: jackknife === null ? null : jackknife.ci95,
+      explainedVariance: explainedVariance(main.advantageSquares[e] as Float64Array, main.rewardSquares),
     };
   });
 
@@ -305,5 +333,6 @@ export function calibrateBeff(tasks: readonly CalibrationTask[], options?: Calib
     sigmaEps2: prepared.corrected ? sigma2 : null,
     reference: o.reference,
     estimators,
+    ...(Object.keys(inSample).length === 0 ? {} : { inSample }),
   };
 }

@@ -22,3 +22,4 @@ export {
   type EstimatorCalibrationJson,
   type VectorizerSource,
 } from './json.js';
+export { inSampleTasks, type InSampleTasks } from './in-sample.js';

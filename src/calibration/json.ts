@@ -3,6 +3,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import type { BeffCalibration, CalibrationInterval, EstimatorCalibration } from './beff.js';
+import type { InSampleTasks } from './in-sample.js';
 import type { NoiseModel } from './simulate.js';
 
 /** Where the TF-IDF vectorizer of a calibration came from (what reproduces it), or null when none was needed. */
@@ -17,6 +18,8 @@ export interface EstimatorCalibrationJson {
   ratio_se: number;
   ratio_task_se: number | null;
   ratio_ci95: [number, number] | null;
+  /** EVPO's explained variance (docs/method.md section 4.4); absent from results written before it. */
+  explained_variance?: number;
 }
 
 /** The JSON form of a {@link BeffCalibration}: every figure and what reproduces it. */
@@ -37,6 +40,8 @@ export interface CalibrationJson {
   estimator_names: string[];
   vectorizer: VectorizerSource;
   estimators: Record<string, EstimatorCalibrationJson>;
+  /** Kernel files scored on tasks they were tuned on: their ratio is in-sample (present only then). */
+  in_sample?: Record<string, { tasks: number; of: number; examples: string[] }>;
 }
 
 /**
@@ -64,6 +69,7 @@ export function calibrationJson(result: BeffCalibration, vectorizer: VectorizerS
       ratio_se: e.ratioSe,
       ratio_task_se: e.ratioTaskSe ?? null,
       ratio_ci95: e.ratioCi95 === null ? null : [e.ratioCi95[0], e.ratioCi95[1]],
+      ...(e.explainedVariance === undefined ? {} : { explained_variance: e.explainedVariance }),
     };
   }
   return {
@@ -82,6 +88,9 @@ export function calibrationJson(result: BeffCalibration, vectorizer: VectorizerS
     estimator_names: Object.keys(result.estimators),
     vectorizer: vectorizer === null ? null : { ...vectorizer },
     estimators,
+    ...(result.inSample === undefined
+      ? {}
+      : { in_sample: Object.fromEntries(Object.entries(result.inSample).map(([name, s]) => [name, { tasks: s.tasks, of: s.of, examples: [...s.examples] }])) }),
   };
 }
 
@@ -131,6 +140,7 @@ function estimatorFigures(value: unknown, path: string): EstimatorCalibration {
     ratioSe: finite(value.ratio_se, `${path}.ratio_se`),
     ratioTaskSe: nullableFinite(value.ratio_task_se, `${path}.ratio_task_se`),
     ratioCi95,
+    ...(value.explained_variance === undefined ? {} : { explainedVariance: finite(value.explained_variance, `${path}.explained_variance`) }),
   };
 }
 
@@ -180,6 +190,20 @@ export function parseCalibrationJson(json: unknown): BeffCalibration & { readonl
     sigmaEps2,
     reference: json.reference,
     estimators,
+    ...(json.in_sample === undefined ? {} : { inSample: readInSample(json.in_sample) }),
     vectorizer: vectorizer as VectorizerSource,
   };
+}
+
+function readInSample(value: unknown): Record<string, InSampleTasks> {
+  if (!isObject(value)) fail('in_sample', `must be an object of estimator name -> {tasks, of, examples}, got ${describe(value)}`);
+  const out: Record<string, InSampleTasks> = {};
+  for (const [name, s] of Object.entries(value)) {
+    const path = `in_sample.${name}`;
+    if (!isObject(s)) fail(path, `must be {tasks, of, examples}, got ${describe(s)}`);
+    const examples = s.examples;
+    if (!Array.isArray(examples) || examples.some((e) => typeof e !== 'string')) fail(`${path}.examples`, `must be an array of strings, got ${describe(examples)}`);
+    out[name] = { tasks: integer(s.tasks, `${path}.tasks`, 1), of: integer(s.of, `${path}.of`, 1), examples: examples as string[] };
+  }
+  return out;
 }

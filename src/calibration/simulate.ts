@@ -26,6 +26,10 @@ export interface Prepared {
  */
 export interface BatchSums {
   readonly sse: Float64Array[];
+  /** Per engine and batch: sum_i (r_i - b_i)^2, the advantages' second moment (EVPO's Var(r - b), uncentred). */
+  readonly advantageSquares: Float64Array[];
+  /** Per batch: sum_i (r_i - rbar)^2, rbar the batch's mean reward. */
+  readonly rewardSquares: Float64Array;
   readonly inverse: Float64Array;
   readonly noise: Float64Array;
   readonly byTask: {
@@ -125,6 +129,8 @@ export function simulate(
   const target = new Float64Array(batchSize);
   const baselines = new Float64Array(batchSize);
   const sse = engines.map(() => new Float64Array(batches));
+  const advantageSquares = engines.map(() => new Float64Array(batches));
+  const rewardSquares = new Float64Array(batches);
   const inverse = new Float64Array(batches);
   const noise = new Float64Array(batches);
   const byTask = {
@@ -151,6 +157,12 @@ export function simulate(
     }
     inverse[m] = inv;
     noise[m] = tn;
+    let rbar = 0;
+    for (let i = 0; i < batchSize; i++) rbar += rewards[i] as number;
+    rbar /= batchSize;
+    let rs = 0;
+    for (let i = 0; i < batchSize; i++) rs += ((rewards[i] as number) - rbar) ** 2;
+    rewardSquares[m] = rs;
     for (let i = 0; i < batchSize; i++) {
       const k = taskOf[i] as number;
       byTask.count[k] = (byTask.count[k] as number) + 1;
@@ -160,17 +172,21 @@ export function simulate(
     for (let e = 0; e < engines.length; e++) {
       (engines[e] as BaselineEngine).compute(taskOf, rewards, baselines);
       let s = 0;
+      let a = 0;
       for (let i = 0; i < batchSize; i++) {
         const d = (baselines[i] as number) - (target[i] as number);
         s += d * d;
+        const advantage = (rewards[i] as number) - (baselines[i] as number);
+        a += advantage * advantage;
       }
       (sse[e] as Float64Array)[m] = s;
+      (advantageSquares[e] as Float64Array)[m] = a;
       const perTask = byTask.sse[e] as Float64Array;
       for (let i = 0; i < batchSize; i++) perTask[taskOf[i] as number] = (perTask[taskOf[i] as number] as number) + s;
     }
     if ((m + 1) % 1000 === 0 || m + 1 === batches) progress(m + 1);
   }
-  return { sse, inverse, noise, byTask };
+  return { sse, advantageSquares, rewardSquares, inverse, noise, byTask };
 }
 
 /** Sum of the values. */

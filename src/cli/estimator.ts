@@ -1,31 +1,38 @@
-// Creating named estimators for CLI commands: the vectorizer check speaks in command-line terms.
+// Creating estimators for CLI commands, from the catalogue: the vectorizer check speaks in command-line terms.
 import { RlAdvantagesError } from '../errors.js';
-import { createEstimator, createStatefulEstimator, parseEstimatorName, type EstimatorContext } from '../estimators/registry.js';
+import { findDescriptor } from '../estimators/catalogue.js';
+import type { BatchField as LibraryBatchField } from '../estimators/descriptor.js';
+import { createEstimator, createStatefulEstimator, type EstimatorContext } from '../estimators/registry.js';
 import type { StatefulEstimator } from '../estimators/prompt-value.js';
+import { parseName, type EstimatorSpec } from '../estimators/spec.js';
 import type { Estimator } from '../estimators/types.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
-import { isKernelEstimatorName, resolveKernelEstimatorName } from '../kernels/resolve.js';
 
-/** Base names whose baseline weighs rollouts by prompt text, so they need a fitted vectorizer. */
-const PROMPT_KERNELS: ReadonlySet<string> = new Set(['tfidf_kernel_loo', 'length_bucket_loo']);
-/** Base names that need the vectorizer only with a `_tfidf_kernel_loo_T<T>` prior. */
-const PRIOR_KERNELS: ReadonlySet<string> = new Set(['shrinkage_loo', 'prompt_value']);
+/** An estimator as a command takes it: a name (`--estimator`) or a structured spec (`--estimator-json`, camelCase keys). */
+export type CliEstimatorSpec = string | EstimatorSpec;
 
-/** Whether the estimator name needs `--corpus` or `--vectorizer` (false for a name it cannot parse). */
-export function needsVectorizer(name: string): boolean {
+/**
+ * Whether the estimator needs `--corpus` or `--vectorizer`, from its descriptor (a prior's vectorizer only when
+ * the prior is asked for); false for a name it cannot parse.
+ */
+export function needsVectorizer(spec: CliEstimatorSpec): boolean {
   try {
-    const { base, temperature } = parseEstimatorName(name);
-    return PROMPT_KERNELS.has(base) || (PRIOR_KERNELS.has(base) && temperature !== undefined);
+    const name = typeof spec === 'string' ? spec : spec.name;
+    const { descriptor, params } = parseName(name);
+    if (descriptor.needsVectorizer !== 'with_short_form') return descriptor.needsVectorizer;
+    const parameter = descriptor.shortForm?.parameter as string;
+    return params[parameter] !== undefined || (typeof spec === 'object' && spec[parameter] !== undefined);
   } catch {
     return false;
   }
 }
 
 /** Estimator options a command passes on (normalisation, rloo's singleton, prompt_value's options). */
-export type CliEstimatorOptions = Omit<EstimatorContext, 'vectorizer' | 'similarity' | 'temperature'>;
+export type CliEstimatorOptions = Omit<EstimatorContext, 'vectorizer' | 'similarity' | 'kernel' | 'baseDir'>;
 
-function checkVectorizer(name: string, vectorizer: TfidfVectorizer | undefined, command: string): void {
-  if (vectorizer === undefined && needsVectorizer(name)) {
+function checkVectorizer(spec: CliEstimatorSpec, vectorizer: TfidfVectorizer | undefined, command: string): void {
+  if (vectorizer === undefined && needsVectorizer(spec)) {
+    const name = typeof spec === 'string' ? spec : spec.name;
     throw new RlAdvantagesError(
       `estimator ${JSON.stringify(name)} weighs rollouts by prompt similarity and needs a fitted TF-IDF vectorizer: ` +
         `start ${command} with --corpus FILE (e.g. the GSM8K train questions) or --vectorizer FILE (saved by rl-adv tfidf fit)`,
@@ -35,78 +42,45 @@ function checkVectorizer(name: string, vectorizer: TfidfVectorizer | undefined, 
 }
 
 /**
- * Creates the estimator `name` (see `createEstimator`), giving it the vectorizer when there is one.
+ * Creates the estimator (see `createEstimator`), giving it the vectorizer when there is one; `kernel:PATH` is read
+ * relative to the current directory (for serve: the server's).
  *
  * @param command - how the user starts the command, for the message when the vectorizer is missing.
- * @throws {RlAdvantagesError} `unknown_estimator` / `bad_temperature` for a bad name, and
- *   `missing_vectorizer` when a prompt-kernel estimator is asked for without `--corpus` or `--vectorizer`.
+ * @throws {RlAdvantagesError} as `createEstimator`, and `missing_vectorizer` when a prompt-kernel estimator is
+ *   asked for without `--corpus` or `--vectorizer`.
  */
-export function cliEstimator(
-  name: string,
-  vectorizer: TfidfVectorizer | undefined,
-  command: string,
-  options: CliEstimatorOptions = {},
-): Estimator {
-  // kernel:PATH, the path relative to the current directory (for serve: the server's).
-  const resolved = resolveKernelEstimatorName(name, process.cwd());
-  if (resolved !== null) {
-    const estimator = createEstimator('kernel_file', { ...options, kernel: resolved.kernel });
-    return Object.freeze({ name, compute: estimator.compute });
-  }
-  const { base } = parseEstimatorName(name);
-  checkVectorizer(name, vectorizer, command);
-  try {
-    return createEstimator(name, vectorizer === undefined ? options : { ...options, vectorizer });
-  } catch (error) {
-    // The library's `context.temperature` has no flag: on the command line the temperature is in the name.
-    if (error instanceof RlAdvantagesError && error.code === 'bad_temperature' && base === 'kernel_loo' && name === base) {
-      throw new RlAdvantagesError(`estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1`, {
-        code: 'bad_temperature',
-        field: 'estimator',
-      });
-    }
-    throw error;
-  }
+export function cliEstimator(spec: CliEstimatorSpec, vectorizer: TfidfVectorizer | undefined, command: string, options: CliEstimatorOptions = {}): Estimator {
+  parseName(typeof spec === 'string' ? spec : spec.name);
+  checkVectorizer(spec, vectorizer, command);
+  return createEstimator(spec as string, { ...options, ...(vectorizer === undefined ? {} : { vectorizer }), baseDir: process.cwd() });
 }
 
 /** As {@link cliEstimator}, for a stateful estimator (`prompt_value...`). */
-export function cliStatefulEstimator(
-  name: string,
-  vectorizer: TfidfVectorizer | undefined,
-  command: string,
-  options: CliEstimatorOptions = {},
-): StatefulEstimator {
-  parseEstimatorName(name);
-  checkVectorizer(name, vectorizer, command);
-  return createStatefulEstimator(name, vectorizer === undefined ? options : { ...options, vectorizer });
+export function cliStatefulEstimator(spec: CliEstimatorSpec, vectorizer: TfidfVectorizer | undefined, command: string, options: CliEstimatorOptions = {}): StatefulEstimator {
+  parseName(typeof spec === 'string' ? spec : spec.name);
+  checkVectorizer(spec, vectorizer, command);
+  return createStatefulEstimator(spec, { ...options, ...(vectorizer === undefined ? {} : { vectorizer }), baseDir: process.cwd() });
 }
 
-/** A batch field an estimator may read beyond the rewards. */
-export type BatchField = 'prompts' | 'groupIds' | 'features' | 'lengths' | 'greedyRewards';
+/** A batch field an estimator may read beyond the rewards and the mask. */
+export type BatchField = Exclude<LibraryBatchField, 'rewards' | 'mask'>;
 
-/** The batch fields each base name reads; a base not listed here is given every field the input has. */
-const FIELDS_USED: Readonly<Record<string, readonly BatchField[]>> = {
-  loo_batch_mean: [],
-  group_mean: ['groupIds'],
-  group_mean_std: ['groupIds'],
-  rloo: ['groupIds'],
-  tfidf_kernel_loo: ['prompts'],
-  length_bucket_loo: ['prompts'],
-  kernel_loo: ['features'],
-  kernel_file: ['prompts'],
-};
+const EVERY_FIELD: readonly BatchField[] = ['prompts', 'groupIds', 'features', 'lengths', 'greedyRewards'];
 
 /**
- * The batch fields the estimator `name` reads, so a command can ignore the others (the CLI's rule:
- * fields a command does not use are ignored). Every field for a name this table does not know.
+ * The batch fields the estimator reads (its descriptor's required and optional fields), so a command can ignore
+ * the others (the CLI's rule: fields a command does not use are ignored). An optional `groupIds` (e.g.
+ * loo_batch_mean's, for `normalize: 'group'`) is left out: groups are read when every row gives one. Every field
+ * for a name it cannot parse.
  */
-export function fieldsUsed(name: string): ReadonlySet<BatchField> {
-  let base: string;
-  if (isKernelEstimatorName(name)) return new Set(['prompts']);
+export function fieldsUsed(spec: CliEstimatorSpec): ReadonlySet<BatchField> {
+  let descriptor;
   try {
-    base = parseEstimatorName(name).base;
+    descriptor = parseName(typeof spec === 'string' ? spec : spec.name).descriptor;
   } catch {
-    base = '';
+    descriptor = findDescriptor('');
   }
-  return new Set(FIELDS_USED[base] ?? ['prompts', 'groupIds', 'features', 'lengths', 'greedyRewards']);
+  if (descriptor === undefined) return new Set(EVERY_FIELD);
+  const fields = [...descriptor.fields.required, ...descriptor.fields.optional.filter((f) => f !== 'groupIds')];
+  return new Set(EVERY_FIELD.filter((f) => fields.includes(f)));
 }

@@ -1,6 +1,6 @@
 // Reading and writing the files rl-adv commands take: JSON-lines rows whose errors name the file,
-// line and field; JSON documents; prompt corpora; the fitted vectorizer; output to a file or stdout.
-import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
+// line and field; JSON documents; prompt corpora; the fitted vectorizer (outputs are written by outputs.ts).
+import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
@@ -58,42 +58,6 @@ export async function readText(file: string, io: CliIo, option: string): Promise
     throw new CliUsageError(`${option} ${displayName(file)}: cannot read it (${reason(error)})`);
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/**
- * Writes text to a file, or to standard output for `-`.
- *
- * @throws {CliUsageError} when the file cannot be written, naming the option and the file.
- */
-export async function writeText(file: string, text: string, io: CliIo, option: string): Promise<void> {
-  if (file === STDIO) {
-    io.stdout.write(text);
-    return;
-  }
-  try {
-    await writeFile(file, text, 'utf8');
-  } catch (error) {
-    throw new CliUsageError(`${option} ${file}: cannot write it (${reason(error)})`);
-  }
-}
-
-/**
- * Refuses to write `output` when it is the file `input` (nothing a user gave is overwritten): the same
- * file however it is reached, through another relative path, a symbolic link or a hard link (same
- * device and inode). Standard input/output (`-`) and an output that does not exist yet pass.
- *
- * @throws {CliUsageError} `--output F is the --input file ...` (exit 2), before anything is written.
- */
-export async function refuseToOverwrite(input: string, inputOption: string, output: string, outputOption: string): Promise<void> {
-  if (input === STDIO || output === STDIO) return;
-  const [a, b] = await Promise.all([stat(input).catch(() => undefined), stat(output).catch(() => undefined)]);
-  if (a === undefined || b === undefined || !a.isFile()) return;
-  if (a.dev === b.dev && a.ino === b.ino) {
-    const where = await realpath(input).catch(() => input);
-    throw new CliUsageError(
-      `${outputOption} ${output} is the ${inputOption} file (${where}); it would be overwritten: give ${outputOption} another file`,
-    );
-  }
 }
 
 /** V8's JSON.parse message without the echo of the input it appends (which can be a whole line). */

@@ -1,17 +1,18 @@
 // Options several rl-adv commands share, and parsers for numeric option values.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { inputOption } from './outputs.js';
 
 /** Adds `--corpus FILE`, `--corpus-field NAME` and `--vectorizer FILE` (the two sources exclude each other). */
 export function addVectorizerOptions(command: Command): Command {
   return command
     .addOption(
-      new Option(
+      inputOption(
         '--corpus <file>',
         'fit the TF-IDF vectorizer once on this corpus: JSON lines with the text in --corpus-field, or .txt one document a line',
       ).conflicts('vectorizer'),
     )
     .option('--corpus-field <name>', 'the JSON-lines field of --corpus holding each document', 'question')
-    .option('--vectorizer <file>', 'a vectorizer saved by "rl-adv tfidf fit" (instead of --corpus)');
+    .addOption(inputOption('--vectorizer <file>', 'a vectorizer saved by "rl-adv tfidf fit" (instead of --corpus)'));
 }
 
 /** Parser for an option that must be an integer >= min. */

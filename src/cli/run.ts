@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
+import { guardOutputs } from './outputs.js';
 import { ThreadsWarning } from './threads-warning.js';
 
 /** Registers a set of commands on a program. */
@@ -42,7 +43,41 @@ export function buildProgramWith(io: CliIo, registerAll: RegisterAll): Command {
         'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
     );
   registerAll(program, io);
+  unknownOptionsFirst(program);
+  // Every command's outputs are checked against its inputs and the overwrite policy before it runs.
+  program.hook('preAction', (_program, command) => guardOutputs(command));
   return program;
+}
+
+/** Commander's internals this file reaches: the parsed arguments and the unknown-option report. */
+interface CommanderInternals {
+  args: string[];
+  missingMandatoryOptionValue(option: unknown): void;
+  unknownOption(flag: string): void;
+}
+
+/** Whether `flag` is an option of `command` or of a command above it (help and version included). */
+function known(command: Command, flag: string): boolean {
+  if (flag === '-h' || flag === '--help') return true;
+  for (let c: Command | null = command; c !== null; c = c.parent) if (c.options.some((o) => o.long === flag || o.short === flag)) return true;
+  return false;
+}
+
+/**
+ * Reports an unknown option (with commander's "Did you mean --estimator?") before a missing required
+ * one: commander checks required options first, so `--estimater X` said only that `--estimator` was
+ * missing. Applied to `command` and every subcommand.
+ */
+function unknownOptionsFirst(command: Command): void {
+  const internals = command as unknown as CommanderInternals;
+  const missing = internals.missingMandatoryOptionValue.bind(command);
+  internals.missingMandatoryOptionValue = (option: unknown) => {
+    // Left-over arguments that look like options are the ones no option of the command took.
+    const unknown = internals.args.find((arg) => /^--?[^-\d]/.test(arg) && !known(command, arg.split('=')[0] as string));
+    if (unknown !== undefined) internals.unknownOption(unknown.split('=')[0] as string);
+    missing(option);
+  };
+  for (const sub of command.commands) unknownOptionsFirst(sub);
 }
 
 /**

@@ -10,6 +10,30 @@ export interface Groups {
   readonly members: Int32Array[];
 }
 
+/**
+ * The largest |reward| (and |greedy reward|, |reward component|) an estimator accepts: 1e100. Beyond it, sums,
+ * squared deviations and length-weighted variances of a large batch could overflow float64 and give an infinite
+ * or NaN advantage; within it every estimator's arithmetic stays finite (docs/method.md section 2.1).
+ */
+export const REWARD_BOUND = 1e100;
+
+/** The largest response length (`lengths`) accepted: 1e15 tokens, so that L * (r - b)^2 stays finite (section 2.1). */
+export const LENGTH_BOUND = 1e15;
+
+/** Throws when |values[i]| > REWARD_BOUND (the values are finite already). */
+export function checkRewardBound(field: string, values: Float64Array): Float64Array {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (v > REWARD_BOUND || v < -REWARD_BOUND) {
+      throw new RlAdvantagesError(
+        `${field}[${i}] is ${v}; rewards must lie in [-1e100, 1e100] so that no sum or variance of a batch can overflow (rescale the rewards)`,
+        { code: 'out_of_range', field, index: i },
+      );
+    }
+  }
+  return values;
+}
+
 export function readRewards(batch: Batch, minSize: number, estimator: string): Float64Array {
   if (typeof batch !== 'object' || batch === null) {
     throw new RlAdvantagesError(`batch must be an object with rewards, got ${describe(batch)}`, {
@@ -17,7 +41,7 @@ export function readRewards(batch: Batch, minSize: number, estimator: string): F
       field: 'batch',
     });
   }
-  const rewards = toFiniteFloat64('rewards', batch.rewards);
+  const rewards = checkRewardBound('rewards', toFiniteFloat64('rewards', batch.rewards));
   if (rewards.length < minSize) {
     throw new RlAdvantagesError(
       `rewards has ${rewards.length} rollout${rewards.length === 1 ? '' : 's'}; ${estimator} needs at least ${minSize}` +
@@ -92,6 +116,13 @@ export function readLengths(batch: Batch, size: number, estimator: string): Floa
   lengths.forEach((length, i) => {
     if (!(length > 0)) {
       throw new RlAdvantagesError(`lengths[${i}] must be > 0, got ${length}`, { code: 'bad_value', field: 'lengths', index: i });
+    }
+    if (length > LENGTH_BOUND) {
+      throw new RlAdvantagesError(`lengths[${i}] is ${length}; a response length must be at most 1e15 tokens`, {
+        code: 'out_of_range',
+        field: 'lengths',
+        index: i,
+      });
     }
   });
   return lengths;

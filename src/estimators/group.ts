@@ -3,7 +3,7 @@ import { advantagesFrom, exactGroupMean, looMeans, sumsOfOthers } from '../inter
 import { readGroups, readRewards } from './batch.js';
 import { finishResult } from './diagnostics.js';
 import { runMasked } from './mask.js';
-import { normalizeAdvantages, readNormalize } from './normalize.js';
+import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
 
 /**
@@ -25,27 +25,40 @@ import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
  * // Float64Array [0.5, -0.5, -0.5, 0.5, 0, 0]
  * ```
  */
-export function groupMean(batch: Batch, options: NormalizeOptions = {}): EstimatorResult {
+export function groupMean(batch: Batch, options: GroupMeanOptions = {}): EstimatorResult {
   const settings = readNormalize(options, { normalize: 'none', epsilon: 1e-6 });
+  const singleton = readSingleton(options?.singleton, 'zero');
   return runMasked(batch, (b) => {
     const rewards = readRewards(b, 1, 'group_mean');
     const { members } = readGroups(b, rewards.length, 'group_mean');
     const baselines = new Float64Array(rewards.length);
     let maxSelfWeight = 0;
     for (const group of members) {
+      if (group.length === 1 && singleton !== 'zero') {
+        if (singleton === 'error') throw singletonError(group[0] as number, 'group_mean');
+        continue; // 'raw': baseline 0, A = r (verl)
+      }
       // A group of equal rewards gets exactly their value, so its A is 0 (sum / n can be an ulp off).
       const mean = exactGroupMean(rewards, group);
       for (const i of group) baselines[i] = mean;
       maxSelfWeight = Math.max(maxSelfWeight, 1 / group.length);
     }
-    // A group of one: r - r = 0 exactly, so normalisation leaves it 0 too.
-    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
+    // A group of one: r - r = 0 exactly, so normalisation leaves it 0 too ('raw': r / (1 + epsilon) under 'group').
+    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings, singleton);
     return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight });
   });
 }
 
+/** Options of {@link groupMean}. */
+export interface GroupMeanOptions extends NormalizeOptions {
+  /** A group of one: `'zero'` (the default: A = 0, b = r), `'error'`, or `'raw'` (verl: b = 0, A = r, or r / (1 + epsilon) with `normalize: 'group'`). */
+  singleton?: Singleton;
+}
+
 /** Options of {@link groupMeanStd}: `normalize` is always `'group'`. */
 export interface GroupMeanStdOptions {
+  /** A group of one: `'zero'` (default), `'error'`, or `'raw'` (verl: A = r / (1 + epsilon)). */
+  singleton?: Singleton;
   /** Added to the group's std before dividing. Default 1e-6 (verl); TRL uses 1e-4, OpenRLHF 1e-9. */
   epsilon?: number;
   /** A minimum std (NeMo-RL). Default 0. */
@@ -73,7 +86,8 @@ export interface GroupMeanStdOptions {
  */
 export function groupMeanStd(batch: Batch, options: GroupMeanStdOptions = {}): EstimatorResult {
   const o = options ?? {};
-  const normalize: NormalizeOptions = { normalize: 'group' };
+  const normalize: GroupMeanOptions = { normalize: 'group' };
+  if (o.singleton !== undefined) normalize.singleton = o.singleton;
   if (o.epsilon !== undefined) normalize.epsilon = o.epsilon;
   if (o.stdFloor !== undefined) normalize.stdFloor = o.stdFloor;
   return groupMean(batch, normalize);
@@ -81,8 +95,8 @@ export function groupMeanStd(batch: Batch, options: GroupMeanStdOptions = {}): E
 
 /** Options of {@link rloo}. */
 export interface RlooOptions extends NormalizeOptions {
-  /** A group of one: `'error'` (the default: there is no other rollout) or `'zero'` (A = 0, b = r_i). */
-  singleton?: 'error' | 'zero';
+  /** A group of one: `'error'` (the default: there is no other rollout), `'zero'` (A = 0, b = r_i) or `'raw'` (verl: b = 0, A = r_i). */
+  singleton?: Singleton;
 }
 
 /**
@@ -103,15 +117,9 @@ export interface RlooOptions extends NormalizeOptions {
  */
 export function rloo(batch: Batch, options: RlooOptions = {}): EstimatorResult {
   const settings = readNormalize(options, { normalize: 'none', epsilon: 1e-6 });
-  const singleton = options?.singleton ?? 'error';
-  if (singleton !== 'error' && singleton !== 'zero') {
-    throw new RlAdvantagesError(`singleton must be 'error' or 'zero', got ${String(singleton)}`, {
-      code: 'bad_option',
-      field: 'singleton',
-    });
-  }
+  const singleton = readSingleton(options?.singleton, 'error');
   return runMasked(batch, (b) => {
-    const rewards = readRewards(b, singleton === 'zero' ? 1 : 2, 'rloo');
+    const rewards = readRewards(b, singleton === 'error' ? 2 : 1, 'rloo');
     const { members } = readGroups(b, rewards.length, 'rloo');
     const baselines = new Float64Array(rewards.length);
     let maxSelfWeight = 0;
@@ -123,6 +131,7 @@ export function rloo(batch: Batch, options: RlooOptions = {}): EstimatorResult {
           maxSelfWeight = 1; // b = r_i: this rollout is its own baseline
           continue;
         }
+        if (singleton === 'raw') continue; // verl: baseline 0, A = r_i
         throw new RlAdvantagesError(
           `groupIds[${i}] is a group of one rollout; rloo needs at least 2 rollouts in every group (use singleton: 'zero', or group_mean, which give a group of one A = 0)`,
           { code: 'group_too_small', field: 'groupIds', index: i },
@@ -131,7 +140,7 @@ export function rloo(batch: Batch, options: RlooOptions = {}): EstimatorResult {
       const others = sumsOfOthers(rewards, group);
       for (let k = 0; k < group.length; k++) baselines[group[k] as number] = (others[k] as number) / (group.length - 1);
     }
-    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
+    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings, singleton);
     return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight });
   });
 }

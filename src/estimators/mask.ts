@@ -61,6 +61,8 @@ function subset(batch: Batch, keep: readonly number[], size: number): MutableBat
   if (lengths !== undefined) sub.lengths = lengths;
   const greedy = pick('greedyRewards', batch.greedyRewards, keep, size);
   if (greedy !== undefined) sub.greedyRewards = greedy;
+  const components = pick('rewardComponents', batch.rewardComponents, keep, size);
+  if (components !== undefined) sub.rewardComponents = components;
   if (batch.features !== undefined) {
     const f = batch.features;
     sub.features = isNdArray(f)
@@ -126,5 +128,9 @@ export function runMasked(batch: Batch, compute: (batch: Batch) => EstimatorResu
   let zeros = 0;
   for (const a of advantages) if (a === 0) zeros++;
   const diagnostics = Object.freeze({ ...inner.diagnostics, zeroAdvantageFraction: zeros / size, masked: size - keep.length });
-  return Object.freeze({ advantages, baselines, looMean, maxSelfWeight: inner.maxSelfWeight, diagnostics });
+  if (inner.dropped === undefined) return Object.freeze({ advantages, baselines, looMean, maxSelfWeight: inner.maxSelfWeight, diagnostics });
+  // Rows a step drops, scattered back; a masked row is dropped too.
+  const dropped = new Uint8Array(size).fill(1);
+  keep.forEach((i, k) => (dropped[i] = inner.dropped?.[k] as number));
+  return Object.freeze({ advantages, baselines, looMean, maxSelfWeight: inner.maxSelfWeight, diagnostics, dropped });
 }

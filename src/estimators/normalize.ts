@@ -4,6 +4,30 @@ import { RlAdvantagesError } from '../errors.js';
 import type { Normalize, NormalizeOptions } from './types.js';
 import { describe } from '../internal/validate.js';
 
+/** A group of one: an error, A = 0, or verl's baseline 0 (and std 1) so that A = r (`'raw'`). */
+export type Singleton = 'error' | 'zero' | 'raw';
+
+/**
+ * Reads the `singleton` option of a group estimator (docs/method.md section 2.2).
+ *
+ * @throws {@link RlAdvantagesError} (code `bad_option`) for anything but 'error', 'zero' or 'raw'.
+ */
+export function readSingleton(value: unknown, fallback: Singleton): Singleton {
+  const v = value ?? fallback;
+  if (v !== 'error' && v !== 'zero' && v !== 'raw') {
+    throw new RlAdvantagesError(`singleton must be 'error', 'zero' or 'raw', got ${describe(v)}`, { code: 'bad_option', field: 'singleton' });
+  }
+  return v;
+}
+
+/** The error for a group of one under singleton 'error'. */
+export function singletonError(index: number, estimator: string): RlAdvantagesError {
+  return new RlAdvantagesError(
+    `groupIds[${index}] is a group of one rollout; ${estimator} needs at least 2 rollouts in every group with singleton: 'error' (use singleton: 'zero' for A = 0, or 'raw' for verl's A = r)`,
+    { code: 'group_too_small', field: 'groupIds', index },
+  );
+}
+
 export interface NormalizeSettings {
   readonly normalize: Normalize;
   readonly epsilon: number;
@@ -66,8 +90,10 @@ function scaleInto(
   settings: NormalizeSettings,
   out: Float64Array,
   where: string,
+  raw = false,
 ): void {
-  const std = twoPassStd(rewards, members);
+  // A group of one under singleton 'raw' divides by a std of 1, as verl sets it (docs/method.md section 2.2).
+  const std = raw && members.length === 1 ? 1 : twoPassStd(rewards, members);
   const denominator = std === undefined ? undefined : Math.max(std, settings.stdFloor) + settings.epsilon;
   for (let k = 0; k < members.length; k++) {
     const i = members[k] as number;
@@ -95,6 +121,7 @@ export function normalizeAdvantages(
   rewards: Float64Array,
   members: readonly Int32Array[] | undefined,
   settings: NormalizeSettings,
+  singleton: Singleton = 'zero',
 ): Float64Array {
   if (settings.normalize === 'none') return centred;
   const out = new Float64Array(centred.length);
@@ -110,6 +137,6 @@ export function normalizeAdvantages(
       field: 'groupIds',
     });
   }
-  for (const group of members) scaleInto(centred, rewards, group, settings, out, `the group of rollout ${group[0] as number}`);
+  for (const group of members) scaleInto(centred, rewards, group, settings, out, `the group of rollout ${group[0] as number}`, singleton === 'raw');
   return out;
 }

@@ -2,12 +2,18 @@
 // group mean), GPG (group mean, rescaled by the share of nonzero rewards). docs/method.md section 2.2.
 import { RlAdvantagesError } from '../errors.js';
 import { advantagesFrom, exactGroupMean, looMeans } from '../internal/batch.js';
-import { readGroups, readLengths, readRewards } from './batch.js';
+import { checkRewardBound, readGroups, readLengths, readRewards } from './batch.js';
 import { finishResult } from './diagnostics.js';
 import { runMasked } from './mask.js';
-import { normalizeAdvantages, readNormalize } from './normalize.js';
+import { normalizeAdvantages, readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import { checkLength, toFiniteFloat64 } from '../internal/validate.js';
 import type { Batch, EstimatorResult, NormalizeOptions } from './types.js';
+
+/** Options of {@link opo} and {@link gpg}. */
+export interface GroupBaselineOptions extends NormalizeOptions {
+  /** A group of one: `'zero'` (the default: A = 0), `'error'`, or `'raw'` (verl: baseline 0, so A = r, alpha r for gpg). */
+  singleton?: Singleton;
+}
 
 /**
  * ReMax: the baseline is the reward of the greedy response to the rollout's prompt,
@@ -33,7 +39,7 @@ export function remax(batch: Batch, options: NormalizeOptions = {}): EstimatorRe
         field: 'greedyRewards',
       });
     }
-    const baselines = toFiniteFloat64('greedyRewards', b.greedyRewards);
+    const baselines = checkRewardBound('greedyRewards', toFiniteFloat64('greedyRewards', b.greedyRewards));
     checkLength('greedyRewards', baselines.length, rewards.length);
     const members = settings.normalize === 'group' ? readGroups(b, rewards.length, 'remax').members : undefined;
     const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
@@ -56,8 +62,9 @@ export function remax(batch: Batch, options: NormalizeOptions = {}): EstimatorRe
  * opo({ rewards: [1, 0], groupIds: [0, 0], lengths: [10, 30] }).baselines; // [0.25, 0.25]
  * ```
  */
-export function opo(batch: Batch, options: NormalizeOptions = {}): EstimatorResult {
+export function opo(batch: Batch, options: GroupBaselineOptions = {}): EstimatorResult {
   const settings = readNormalize(options, { normalize: 'none', epsilon: 1e-6 });
+  const singleton = readSingleton(options?.singleton, 'zero');
   return runMasked(batch, (b) => {
     const rewards = readRewards(b, 1, 'opo');
     const { members } = readGroups(b, rewards.length, 'opo');
@@ -65,6 +72,10 @@ export function opo(batch: Batch, options: NormalizeOptions = {}): EstimatorResu
     const baselines = new Float64Array(rewards.length);
     let maxSelfWeight = 0;
     for (const group of members) {
+      if (group.length === 1 && singleton !== 'zero') {
+        if (singleton === 'error') throw singletonError(group[0] as number, 'opo');
+        continue; // 'raw': baseline 0
+      }
       let num = 0;
       let den = 0;
       for (const i of group) {
@@ -79,7 +90,7 @@ export function opo(batch: Batch, options: NormalizeOptions = {}): EstimatorResu
         maxSelfWeight = Math.max(maxSelfWeight, (lengths[i] as number) / den);
       }
     }
-    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
+    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings, singleton);
     return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight });
   });
 }
@@ -98,14 +109,19 @@ export function opo(batch: Batch, options: NormalizeOptions = {}): EstimatorResu
  * gpg({ rewards: [1, 0, 0, 0], groupIds: [0, 0, 0, 0] }).advantages; // alpha 4: [3, -1, -1, -1]
  * ```
  */
-export function gpg(batch: Batch, options: NormalizeOptions = {}): EstimatorResult {
+export function gpg(batch: Batch, options: GroupBaselineOptions = {}): EstimatorResult {
   const settings = readNormalize(options, { normalize: 'none', epsilon: 1e-6 });
+  const singleton = readSingleton(options?.singleton, 'zero');
   return runMasked(batch, (b) => {
     const rewards = readRewards(b, 1, 'gpg');
     const { members } = readGroups(b, rewards.length, 'gpg');
     const baselines = new Float64Array(rewards.length);
     let maxSelfWeight = 0;
     for (const group of members) {
+      if (group.length === 1 && singleton !== 'zero') {
+        if (singleton === 'error') throw singletonError(group[0] as number, 'gpg');
+        continue; // 'raw': baseline 0, A = alpha r
+      }
       const mean = exactGroupMean(rewards, group);
       for (const i of group) baselines[i] = mean;
       maxSelfWeight = Math.max(maxSelfWeight, 1 / group.length);
@@ -113,7 +129,7 @@ export function gpg(batch: Batch, options: NormalizeOptions = {}): EstimatorResu
     let nonzero = 0;
     for (const r of rewards) if (r !== 0) nonzero++;
     const alpha = rewards.length / Math.max(1, nonzero);
-    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings);
+    const advantages = normalizeAdvantages(advantagesFrom(rewards, baselines), rewards, members, settings, singleton);
     for (let i = 0; i < advantages.length; i++) advantages[i] = alpha * (advantages[i] as number);
     return finishResult(b, rewards, { advantages, baselines, looMean: looMeans(rewards), maxSelfWeight });
   });

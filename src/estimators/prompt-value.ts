@@ -3,9 +3,10 @@ import { advantagesFrom, looMeans } from '../internal/batch.js';
 import { readPrompts, readRewards } from './batch.js';
 import { finishResult } from './diagnostics.js';
 import { runMasked } from './mask.js';
-import { kernelPrior } from '../kernels/prompt-prior.js';
+import { kernelPrior, parsePriorName } from '../kernels/prompt-prior.js';
 import { describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
+import type { RunningNormalizationJSON } from './normalization/stateful.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link PromptValueEstimator}. */
@@ -39,8 +40,8 @@ export interface StatefulEstimator {
   compute(batch: Batch): EstimatorResult;
   /** Takes the step's rewards into the state (masked rollouts are skipped). */
   update(batch: Batch): void;
-  /** A checkpoint. */
-  toJSON(): PromptValueJSON;
+  /** A checkpoint: a {@link PromptValueJSON} for `prompt_value`, a `RunningNormalizationJSON` for `roll_running`. */
+  toJSON(): PromptValueJSON | RunningNormalizationJSON;
 }
 
 function fail(field: string, message: string): never {
@@ -212,7 +213,7 @@ export class PromptValueEstimator implements StatefulEstimator {
     }
     const match = typeof json.name === 'string' ? /^prompt_value(?:_tfidf_kernel_loo_T(.+))?$/.exec(json.name) : null;
     if (match === null) throw new RlAdvantagesError(`name must be prompt_value or prompt_value_tfidf_kernel_loo_T<T>, got ${describe(json.name)}`, { code: 'bad_checkpoint', field: 'name' });
-    const temperature = match[1] === undefined ? undefined : Number(match[1]);
+    const temperature = match[1] === undefined ? undefined : parsePriorName(`tfidf_kernel_loo_T${match[1]}`, 'name');
     const estimator = new PromptValueEstimator(json.name, json.options, temperature, context.vectorizer);
     if (!Array.isArray(json.entries)) throw new RlAdvantagesError('entries must be an array', { code: 'bad_checkpoint', field: 'entries' });
     const width = estimator.#options.kind === 'ema' ? 2 : 3;

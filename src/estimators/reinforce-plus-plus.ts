@@ -3,13 +3,15 @@ import { exactGroupMean, looMeans } from '../internal/batch.js';
 import { readGroups, readLengths, readRewards } from './batch.js';
 import { finishResult } from './diagnostics.js';
 import { runMasked } from './mask.js';
-import { readNormalize } from './normalize.js';
+import { readNormalize, readSingleton, singletonError, type Singleton } from './normalize.js';
 import type { Batch, EstimatorResult } from './types.js';
 
 /** Options of {@link reinforcePlusPlusBaseline}. */
 export interface ReinforcePlusPlusOptions {
   /** Added to the variance under the square root. Default 1e-8 (verl's `masked_whiten`). */
   epsilon?: number;
+  /** A group of one: `'zero'` (the default: c = 0), `'error'`, or `'raw'` (verl: its mean is 0, so c = r enters the whitening). */
+  singleton?: Singleton;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface ReinforcePlusPlusOptions {
 export function reinforcePlusPlusBaseline(batch: Batch, options: ReinforcePlusPlusOptions = {}): EstimatorResult {
   const { epsilon } = readNormalize({ epsilon: options?.epsilon ?? 1e-8 }, { normalize: 'none', epsilon: 1e-8 });
   const name = 'reinforce_plus_plus_baseline';
+  const singleton = readSingleton(options?.singleton, 'zero');
   return runMasked(batch, (b) => {
     const rewards = readRewards(b, 1, name);
     const size = rewards.length;
@@ -45,6 +48,12 @@ export function reinforcePlusPlusBaseline(batch: Batch, options: ReinforcePlusPl
     const centred = new Float64Array(size);
     let maxSelfWeight = 0;
     for (const group of members) {
+      if (group.length === 1 && singleton !== 'zero') {
+        const i = group[0] as number;
+        if (singleton === 'error') throw singletonError(i, name);
+        centred[i] = rewards[i] as number; // 'raw': baseline 0 (verl)
+        continue;
+      }
       const mean = exactGroupMean(rewards, group);
       for (const i of group) {
         baselines[i] = mean;

@@ -19,6 +19,8 @@ export interface Batch {
   readonly lengths?: ArrayLike<number>;
   /** The reward of the greedy response to rollout i's prompt, for `remax`. */
   readonly greedyRewards?: ArrayLike<number>;
+  /** K reward components per rollout (shape [B][K], each |value| <= 1e100), for `gdpo`. Wire name `reward_components`. */
+  readonly rewardComponents?: ArrayLike<ArrayLike<number>>;
 }
 
 /** Counts that say how much signal a batch's advantages carry (docs/method.md section 2.1). */
@@ -60,6 +62,8 @@ export interface EstimatorResult {
   readonly maxSelfWeight: number;
   /** Groups, groups of one, zero-variance groups, the fraction of exactly-zero advantages, masked rollouts. */
   readonly diagnostics: EstimatorDiagnostics;
+  /** 1 where a loss should leave the row out of its denominator (a zero-variance group masked by the normalisation step); only set by steps that drop rows. */
+  readonly dropped?: Uint8Array;
 }
 
 /** A named estimator, as {@link createEstimator} returns it. */

@@ -2,23 +2,25 @@
 // prompts' rewards or values, for shrinkage_loo and prompt_value. Weights exp((cos - max) / T).
 import { RlAdvantagesError } from '../errors.js';
 import type { TfidfVectorizer } from '../text/tfidf.js';
+import { readCanonicalDecimal } from '../internal/decimal.js';
 import { csrRowDot } from './sparse.js';
 import { checkTemperature, describe } from '../internal/validate.js';
 
-const DECIMAL = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /** The temperature of a prior named `tfidf_kernel_loo_T<T>`; undefined for `'batch'`. */
 export function parsePriorName(prior: unknown, field = 'prior'): number | undefined {
   if (prior === undefined || prior === 'batch') return undefined;
   const match = typeof prior === 'string' ? /^tfidf_kernel_loo_T(.*)$/.exec(prior) : null;
   const text = match?.[1];
-  if (text === undefined || !DECIMAL.test(text)) {
-    throw new RlAdvantagesError(`${field} must be 'batch' or a kernel name tfidf_kernel_loo_T<T> (e.g. tfidf_kernel_loo_T0.1), got ${describe(prior)}`, {
+  const read = text === undefined ? undefined : readCanonicalDecimal(text);
+  if (read?.value === undefined) {
+    const canonical = read?.suggestions.length ? `; write ${read.suggestions.map((s) => `tfidf_kernel_loo_T${s}`).join(' or ')} (T in canonical decimal: no exponent, no extra zero)` : '';
+    throw new RlAdvantagesError(`${field} must be 'batch' or a kernel name tfidf_kernel_loo_T<T> (e.g. tfidf_kernel_loo_T0.1), got ${describe(prior)}${canonical}`, {
       code: 'bad_option',
       field,
     });
   }
-  return checkTemperature(field, Number(text));
+  return checkTemperature(field, read.value);
 }
 
 /**

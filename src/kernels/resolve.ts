@@ -6,7 +6,7 @@ import { RlAdvantagesError } from '../errors.js';
 import { loadKernel, type LoadedKernel } from './kernel-file.js';
 
 /** The prefix of the estimator name form that names a kernel file. */
-export const KERNEL_NAME_PREFIX = 'kernel:';
+export const KERNEL_NAME_PREFIX = 'kernel:' as const;
 
 /** A resolved `kernel:PATH` name. */
 export interface ResolvedKernelName {

@@ -1,6 +1,13 @@
 // "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
 import { formatFigure } from '../internal/figures.js';
+import { ASYMPTOTIC_DECISION_METHODS, type DecisionMethodName } from '../stats/method-names.js';
 import type { StudyDesignPower } from '../study/summary.js';
+import type { Block } from './blocks.js';
+
+/** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed. */
+function methodLabel(method: string): string {
+  return ASYMPTOTIC_DECISION_METHODS.includes(method as DecisionMethodName) ? `${method} (asymptotic)` : method;
+}
 
 /** Where D came from, in words; an assumed D says why (no eval, or arms that agreed on every eval item). */
 function sourceWords(p: StudyDesignPower, evalReached: boolean): string {
@@ -33,26 +40,35 @@ export function designPowerNote(p: StudyDesignPower, evalReached: boolean): stri
   );
 }
 
-/** The markdown section: the note, the thresholds and n for 80% power per method, and the power table. */
-export function designPowerMarkdown(p: StudyDesignPower, evalReached: boolean): string[] {
+/** The section's blocks: the note, the thresholds and n for 80% power per method, and the power table. */
+export function designPowerBlocks(p: StudyDesignPower, evalReached: boolean): Block[] {
   const methods = p.thresholds.map((t) => t.method);
-  const out = ['', '## What this design can conclude', '', designPowerNote(p, evalReached), ''];
-  out.push('| method | validates if observed >= | fails if observed <= | P(validated) if equal | n for 80% power if equal |', '| --- | ---: | ---: | ---: | ---: |');
-  for (const t of p.thresholds) {
+  const thresholds = p.thresholds.map((t) => {
     const n80 = p.n_for_80_percent_power[t.method];
-    out.push(
-      `| ${t.method}${t.method === p.spec_method ? " (the spec's)" : ''} | ${t.validates_at === null ? 'never' : formatFigure(t.validates_at)} | ` +
-        `${t.fails_at === null ? 'never' : formatFigure(t.fails_at)} | ${validatedIfEqual(p, t.method)?.toFixed(4) ?? 'n/a'} | ${n80 === null || n80 === undefined ? `not below ${p.n_cap}` : n80} |`,
-    );
-  }
-  out.push('', `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):`, '');
-  out.push(`| true difference | ${methods.join(' | ')} |`, `| ---: | ${methods.map(() => '---:').join(' | ')} |`);
-  for (const d of [...new Set(p.power.map((r) => r.difference))]) {
-    const cells = methods.map((m) => {
+    return [
+      `${methodLabel(t.method)}${t.method === p.spec_method ? " (the spec's)" : ''}`,
+      t.validates_at === null ? 'never' : formatFigure(t.validates_at),
+      t.fails_at === null ? 'never' : formatFigure(t.fails_at),
+      validatedIfEqual(p, t.method)?.toFixed(4) ?? 'n/a',
+      n80 === null || n80 === undefined ? `not below ${p.n_cap}` : String(n80),
+    ];
+  });
+  const power = [...new Set(p.power.map((r) => r.difference))].map((d) => [
+    d.toFixed(2),
+    ...methods.map((m) => {
       const r = p.power.find((x) => x.method === m && x.difference === d);
       return r === undefined ? 'n/a' : `${r.p_validated.toFixed(4)} / ${r.p_failed.toFixed(4)}`;
-    });
-    out.push(`| ${d.toFixed(2)} | ${cells.join(' | ')} |`);
-  }
-  return out;
+    }),
+  ]);
+  return [
+    { kind: 'text', text: designPowerNote(p, evalReached) },
+    {
+      kind: 'table',
+      header: ['method', 'validates if observed >=', 'fails if observed <=', 'P(validated) if equal', 'n for 80% power if equal'],
+      rows: thresholds,
+      align: ['l', 'r', 'r', 'r', 'r'],
+    },
+    { kind: 'text', text: `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):` },
+    { kind: 'table', header: ['true difference', ...methods.map(methodLabel)], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
+  ];
 }

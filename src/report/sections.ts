@@ -22,14 +22,21 @@ export function preflightSection(preflight: { readonly passed: boolean; readonly
 
 /** Chart 1 with its caption. */
 export async function rewardSection(arms: readonly ArmRewards[]): Promise<HtmlSection | null> {
+  const figure = await rewardFigure(arms);
+  return figure === null ? null : { id: 'rewards', heading: 'Reward per step', body: figure };
+}
+
+/** Chart 1 and its caption, or null when no arm logged a step. */
+export async function rewardFigure(arms: readonly ArmRewards[]): Promise<string | null> {
   const logged = arms.filter((a) => a.rewardPerStep.length > 0);
   if (logged.length === 0) return null;
   const svg = await renderChartSvg(rewardChartSpec(logged), 'Mean reward per training step for each arm');
-  return {
-    id: 'rewards',
-    heading: 'Reward per step',
-    body: figureHtml(svg, 'Each point is one step’s mean reward over its rollouts; the line is the running mean of steps 1..s.'),
-  };
+  return figureHtml(
+      svg,
+      'Each point is one step’s mean reward over its rollouts; the line is the running mean of steps 1..s. A rollout’s reward is ' +
+        'correct + 0.1 × (format ok − 1): 1, 0.9, 0, or −0.1 for a wrong answer out of format (the format penalty), so a step ' +
+        'whose rollouts are mostly wrong and badly formatted has a mean below 0 (the dotted line).',
+  );
 }
 
 /** One scored estimator of a calibration, as summary.json and `calibrate --json` both hold it. */
@@ -61,10 +68,7 @@ export interface CalibrationFigures {
  * @param extra - further rows to plot (e.g. the fallback scored after a failed gate).
  */
 export async function calibrationSection(c: CalibrationFigures, bar: number | null, extra: readonly BeffRatioRow[] = []): Promise<HtmlSection> {
-  const rows: BeffRatioRow[] = Object.entries(c.estimators).map(([estimator, e]) => ({ estimator, ratio: e.ratio, ci95: e.ratio_ci95 }));
-  rows.push(...extra.filter((x) => !(x.estimator in c.estimators)));
-  const spec = beffChartSpec(rows, { bar, reference: c.reference, ...(c.interval_method ? { intervalMethod: c.interval_method } : {}) });
-  const svg = await renderChartSvg(spec, 'B_eff ratio of every estimator scored');
+  const figure = await calibrationFigure(c, bar, extra);
   const interval = c.interval_method ? `95% interval (${c.interval_method})` : '95% interval';
   const table = tableHtml(
     ['estimator', 'MSE corrected', 'B_eff ratio', 'MC s.e.', interval],
@@ -80,17 +84,31 @@ export async function calibrationSection(c: CalibrationFigures, bar: number | nu
   const text =
     `<p>${c.tasks} calibration tasks, ${c.rollouts} rollouts; mean reward ${formatFigure(c.mean_reward)}, ` +
     `sigma_eps^2 ${formatFigure(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches (docs/method.md section 4).</p>`;
+  return { id: 'calibration', heading: 'B_eff calibration', body: text + figure + table };
+}
+
+/** Chart 2 and its caption: every estimator's ratio (and `extra` rows, e.g. the fallback) against 1 and the bar. */
+export async function calibrationFigure(c: CalibrationFigures, bar: number | null, extra: readonly BeffRatioRow[] = []): Promise<string> {
+  const rows: BeffRatioRow[] = Object.entries(c.estimators).map(([estimator, e]) => ({ estimator, ratio: e.ratio, ci95: e.ratio_ci95 }));
+  rows.push(...extra.filter((x) => !(x.estimator in c.estimators)));
+  const spec = beffChartSpec(rows, { bar, reference: c.reference, ...(c.interval_method ? { intervalMethod: c.interval_method } : {}) });
+  const svg = await renderChartSvg(spec, 'B_eff ratio of every estimator scored');
   const caption = `Ratio above 1: the estimator predicts per-task difficulty better than ${c.reference}.` + (bar === null ? '' : ' The gate needs the kernel at or above the dashed bar.');
-  return { id: 'calibration', heading: 'B_eff calibration', body: text + figureHtml(svg, caption) + table };
+  return figureHtml(svg, caption);
 }
 
 /** Chart 3 with the verdict. */
 export async function gateSection(gate: { readonly passed: boolean; readonly checks: readonly GateCheckRow[] }): Promise<HtmlSection> {
-  const svg = await renderChartSvg(gateChartSpec(gate.checks), 'The activation gate, one strip per check');
   const verdict = gate.passed
     ? '<p class="pass">The gate PASSED: every check is within its bounds.</p>'
     : '<p class="fail">The gate FAILED: the run stopped before full training; the gate is never relaxed.</p>';
-  return { id: 'gate', heading: 'Activation gate', body: verdict + figureHtml(svg, 'Green band: the allowed range (bounds inclusive). Green dot: within it; red cross: outside; no mark: missing (fails).') };
+  return { id: 'gate', heading: 'Activation gate', body: verdict + (await gateFigure(gate.checks)) };
+}
+
+/** Chart 3 and its caption. */
+export async function gateFigure(checks: readonly GateCheckRow[]): Promise<string> {
+  const svg = await renderChartSvg(gateChartSpec(checks), 'The activation gate, one strip per check');
+  return figureHtml(svg, 'Green band: the allowed range (bounds inclusive). Green dot: within it; red cross: outside; no mark: missing (fails).');
 }
 
 /** What the decision section reads (summary.json's `decision`, `decide --json`). */
@@ -109,7 +127,6 @@ export interface DecisionFigures {
  * @param comparison - which arm is the treatment and which the baseline, when known.
  */
 export async function decisionSection(d: DecisionFigures, comparison?: { readonly treatment: string; readonly baseline: string }): Promise<HtmlSection> {
-  const svg = await renderChartSvg(decisionChartSpec(d.criteria, d.method), 'The paired decision: interval for the difference against the margin');
   const who = comparison ? `treatment ${comparison.treatment} vs baseline ${comparison.baseline}, ` : '';
   const table = tableHtml(
     ['criterion', 'estimate', 'interval', 'margin', 'verdict'],
@@ -121,9 +138,25 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
     heading: `Decision: ${d.verdict}`,
     body:
       `<p>${escapeHtml(`${d.method}, ${who}n = ${d.n}, alpha = ${d.alpha} (docs/method.md section 5).`)}</p>` +
-      figureHtml(svg, 'Validated only if the whole interval lies right of the margin; failed only if it lies wholly left of it; otherwise inconclusive.') +
+      (await decisionFigure(d)) +
       table,
   };
+}
+
+/** Chart 4 and its caption. */
+export async function decisionFigure(d: DecisionFigures): Promise<string> {
+  const svg = await renderChartSvg(decisionChartSpec(d.criteria, d.method), 'The paired decision: interval for the difference against the margin');
+  return figureHtml(svg, 'Validated only if the whole interval lies right of the margin; failed only if it lies wholly left of it; otherwise inconclusive.');
+}
+
+/** Why the failed curves lie on the x axis, when they do: every P(failed) shown is below 0.01. */
+function flatFailed(power: readonly PowerRow[], margin: number | null): string {
+  const most = Math.max(...power.map((r) => r.p_failed));
+  if (most >= 0.01) return '';
+  return (
+    ` The dashed "failed" curves lie on the x axis: P(failed) is below 0.01 at every difference shown (at most ${most.toFixed(4)}), ` +
+    `since failing needs the whole interval below the margin${margin === null ? '' : ` (${margin})`}, which at this n needs a true difference well below it.`
+  );
 }
 
 /**
@@ -135,14 +168,13 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
  */
 export async function powerSection(power: readonly PowerRow[], margin: number | null, note?: string): Promise<HtmlSection | null> {
   if (power.length === 0) return null;
+  return { id: 'power', heading: 'What this design can conclude', body: (note === undefined ? '' : `<p>${escapeHtml(note)}</p>`) + (await powerFigure(power, margin)) };
+}
+
+/** Chart 5 and its caption (with why the failed curves lie flat, when they do). */
+export async function powerFigure(power: readonly PowerRow[], margin: number | null): Promise<string> {
   const svg = await renderChartSvg(powerChartSpec(power, margin), 'What this design can conclude');
-  return {
-    id: 'power',
-    heading: 'What this design can conclude',
-    body:
-      (note === undefined ? '' : `<p>${escapeHtml(note)}</p>`) +
-      figureHtml(svg, 'Probability that the study validates (solid) or fails (dashed) at each true difference, for this n and alpha, exact over the paired counts (docs/method.md section 5.6).'),
-  };
+  return figureHtml(svg, `Probability that the study validates (solid line, filled circles) or fails (dashed line, hollow triangles) at each true difference, for this n and alpha, exact over the paired counts (docs/method.md section 5.6).${flatFailed(power, margin)}`);
 }
 
 /**
@@ -155,12 +187,11 @@ export async function evalSection(
   arms: readonly ArmAccuracy[],
   paired?: { readonly treatment: string; readonly baseline: string; readonly t: ReadonlyMap<string, boolean>; readonly b: ReadonlyMap<string, boolean> },
 ): Promise<HtmlSection> {
-  const svg = await renderChartSvg(accuracyChartSpec(arms), 'Eval accuracy per arm');
   const rows = arms.map((x) => {
     const [lo, hi] = wilsonInterval(x.correct, x.n);
     return [x.arm, String(x.correct), String(x.n), formatFigure(x.correct / x.n), `[${formatFigure(lo)}, ${formatFigure(hi)}]`];
   });
-  let body = figureHtml(svg, 'Greedy accuracy on the test items; bars are 95% Wilson intervals of each arm alone (docs/method.md section 10; the decision uses the paired interval).');
+  let body = await evalFigure(arms);
   body += tableHtml(['arm', 'correct', 'items', 'accuracy', '95% Wilson interval'], rows, [1, 2, 3]);
   if (paired) {
     const p = pairedTable(paired.t, paired.b);
@@ -178,13 +209,24 @@ export async function evalSection(
   return { id: 'eval', heading: 'Eval', body };
 }
 
+/** Chart 6 and its caption. */
+export async function evalFigure(arms: readonly ArmAccuracy[]): Promise<string> {
+  const svg = await renderChartSvg(accuracyChartSpec(arms), 'Eval accuracy per arm');
+  return figureHtml(svg, 'Greedy accuracy on the test items; bars are 95% Wilson intervals of each arm alone (docs/method.md section 10; the decision uses the paired interval).');
+}
+
 /** Chart 7. */
 export async function kernelSection(rows: readonly KernelFamilyRow[], bar: number | null): Promise<HtmlSection | null> {
   if (rows.length === 0) return null;
+  return { id: 'kernel', heading: 'Kernel tuning', body: await kernelFigure(rows, bar) };
+}
+
+/** Chart 7 and its caption. */
+export async function kernelFigure(rows: readonly KernelFamilyRow[], bar: number | null): Promise<string> {
   const svg = await renderChartSvg(kernelChartSpec(rows, bar), 'Kernel tuning: tuning vs held-out ratio per family');
-  return {
-    id: 'kernel',
-    heading: 'Kernel tuning',
-    body: figureHtml(svg, 'Hollow: the ratio on the tuning tasks that chose the kernel; filled: on held-out tasks (the honest figure). The gap is the selection bias.'),
-  };
+  return figureHtml(
+      svg,
+      'Hollow: the ratio on the tuning tasks that chose the kernel; filled: on held-out tasks (the honest figure), with its 95% ' +
+        'interval, the jackknife on the log of the ratio (docs/method.md section 4.3), on a log axis. The gap is the selection bias.',
+  );
 }

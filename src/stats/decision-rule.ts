@@ -2,14 +2,17 @@
 // validates the rest of the spec and imports this.
 import { describe } from '../internal/validate.js';
 import { isBinaryDifference, type DecisionCriterion } from './criteria.js';
-import { DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
+import { BINARY_DECISION_METHODS, DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
 import { finiteNumber, isObject, key, nonEmptyString, Problems } from '../internal/spec-problems.js';
 
 export type { DecisionCriterion } from './criteria.js';
 
 /** The `decision_rule` section of a spec, validated. Unvalidated keys (`estimand`, `seeds`, ...) are kept. */
 export interface DecisionRule {
-  /** The decision method (docs/method.md section 5): `paired_hoeffding` (the spec's), `paired_empirical_bernstein`, `paired_exact_binomial`. */
+  /**
+   * The decision method (docs/method.md section 5): `paired_hoeffding` (the spec's), `paired_empirical_bernstein`,
+   * `paired_exact_binomial`, `paired_exact_unconditional`, `paired_tango` (asymptotic); the last three for 0/1 outcomes.
+   */
   readonly method: DecisionMethodName;
   /** Family-wise two-sided error rate, split over the criteria by Bonferroni. */
   readonly alpha: number;
@@ -106,10 +109,10 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
       } else seen.set(parsed.id, i);
       criteria.push(parsed);
       // The exact method counts discordant 0/1 pairs: d_i must be y_t - y_b or its negative.
-      if (method === 'paired_exact_binomial' && !isBinaryDifference(parsed)) {
+      if (isDecisionMethodName(method) && BINARY_DECISION_METHODS.includes(method) && !isBinaryDifference(parsed)) {
         p.add(
           `${at}.weights`,
-          `must be { treatment: 1, baseline: -1 } or { treatment: -1, baseline: 1 } for paired_exact_binomial (a difference of 0/1 outcomes), got (${parsed.weights.treatment}, ${parsed.weights.baseline})`,
+          `must be { treatment: 1, baseline: -1 } or { treatment: -1, baseline: 1 } for ${method} (a difference of 0/1 outcomes), got (${parsed.weights.treatment}, ${parsed.weights.baseline})`,
         );
       }
     });
@@ -121,8 +124,8 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
 /**
  * Validates a `decision_rule` section (docs/method.md section 5) and returns it typed, with unvalidated keys kept.
  *
- * Checks: `method` is one of `paired_hoeffding`, `paired_empirical_bernstein`, `paired_exact_binomial` (the last
- * only for criteria with weights (1, -1) or (-1, 1)); `alpha` in (0, 1); `unit`, when given, is `fixed_checkpoint_items`;
+ * Checks: `method` is one of `paired_hoeffding`, `paired_empirical_bernstein`, `paired_exact_binomial`,
+ * `paired_exact_unconditional`, `paired_tango` (the last three only for criteria with weights (1, -1) or (-1, 1)); `alpha` in (0, 1); `unit`, when given, is `fixed_checkpoint_items`;
  * `criteria` is a non-empty array of criteria with unique `id`, a `metric` name, `bounds` [lo, hi] with lo < hi,
  * a finite `margin`, and finite `weights.treatment` / `weights.baseline`, not both zero.
  *

@@ -96,7 +96,7 @@ export function decide(
   const k = rule.criteria.length;
   const criteria = rule.criteria.map((c): CriterionDecision => {
     const range = criterionRange(c);
-    const d = criterionDifferences(pairs, c, method.binaryOnly);
+    const d = criterionDifferences(pairs, c, method.binaryOnly ? method.name : false);
     const iv = method.interval({ differences: d, range, alpha: rule.alpha, comparisons: k });
     const verdict = criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin });
     return { id: c.id, metric: c.metric, estimate: iv.estimate, lower: iv.lower, upper: iv.upper, margin: c.margin, verdict, halfWidth: iv.halfWidth, range };
@@ -124,6 +124,13 @@ export interface DecisionJson {
   verdict: Verdict;
   criteria: { id: string; metric: string; estimate: number; lower: number; upper: number; margin: number; verdict: Verdict }[];
 }
+
+/**
+ * What a decision's interval covers, as `rl-adv decide` and the study report say it: each arm is one training run,
+ * so the interval is about the sampling of test items given those two checkpoints (docs/method.md section 5.1).
+ */
+export const DECISION_SCOPE_WORDS =
+  'each arm is one training run (one seed); the interval covers which test items were drawn, not the run-to-run variation of training';
 
 /** The words `decide` prints when the method is not the spec's. */
 export function notSpecMethodNote(method: string, specMethod: string): string {

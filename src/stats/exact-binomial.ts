@@ -20,6 +20,21 @@ function checkCount(field: string, value: unknown): number {
 }
 
 /**
+ * The counts checked: integers n10, n01 >= 0, n >= 1, n10 + n01 <= n.
+ *
+ * @throws {RlAdvantagesError} `bad_integer`, `bad_counts` (n10 + n01 > n).
+ */
+export function checkCounts(options: DiscordantCounts): DiscordantCounts {
+  const n10 = checkCount('n10', options.n10);
+  const n01 = checkCount('n01', options.n01);
+  const n = checkPositiveInteger('n', options.n);
+  if (n10 + n01 > n) {
+    throw new RlAdvantagesError(`n10 + n01 = ${n10 + n01} exceeds n = ${n}: discordant pairs are a subset of the items`, { code: 'bad_counts', field: 'n' });
+  }
+  return { n10, n01, n };
+}
+
+/**
  * The exact interval for E[d] = p (2q - 1) from the discordant counts: Clopper-Pearson intervals at level
  * 1 - alpha/(2k) for the discordance rate p = m/n and for q = n10/m given m (q in [0, 1] when m = 0), combined
  * over the box [pL, pU] x [qL, qU]:
@@ -42,15 +57,10 @@ function checkCount(field: string, value: unknown): number {
  * ```
  */
 export function exactBinomialInterval(options: DiscordantCounts & { alpha: number; comparisons?: number }): PairedInterval {
-  const n10 = checkCount('n10', options.n10);
-  const n01 = checkCount('n01', options.n01);
-  const n = checkPositiveInteger('n', options.n);
+  const { n10, n01, n } = checkCounts(options);
   const alpha = checkAlpha('alpha', options.alpha);
   const k = checkPositiveInteger('comparisons', options.comparisons ?? 1);
   const m = n10 + n01;
-  if (m > n) {
-    throw new RlAdvantagesError(`n10 + n01 = ${m} exceeds n = ${n}: discordant pairs are a subset of the items`, { code: 'bad_counts', field: 'n' });
-  }
   const level = alpha / (2 * k);
   const [pL, pU] = clopperPearson(m, n, level);
   const [qL, qU] = clopperPearson(n10, m, level);
@@ -77,7 +87,18 @@ export function exactBinomialInterval(options: DiscordantCounts & { alpha: numbe
  * ```
  */
 export function pairedExactBinomial(options: PairedIntervalOptions): PairedInterval {
-  const d = toFiniteFloat64('differences', options.differences);
+  const counts = countDiscordant(options.differences, 'paired_exact_binomial');
+  return exactBinomialInterval({ ...counts, alpha: options.alpha, comparisons: options.comparisons ?? 1 });
+}
+
+/**
+ * n10 = #{d_i = +1}, n01 = #{d_i = -1} and n of per-item differences of 0/1 outcomes.
+ *
+ * @throws {RlAdvantagesError} `not_binary` naming the index of a d_i outside {-1, 0, +1} and the method that needs
+ *   them, `non_finite`, `empty`.
+ */
+export function countDiscordant(differences: unknown, method: string): DiscordantCounts {
+  const d = toFiniteFloat64('differences', differences);
   if (d.length === 0) {
     throw new RlAdvantagesError('differences must hold at least one item', { code: 'empty', field: 'differences' });
   }
@@ -88,10 +109,10 @@ export function pairedExactBinomial(options: PairedIntervalOptions): PairedInter
     else if (x === -1) n01 += 1;
     else if (x !== 0) {
       throw new RlAdvantagesError(
-        `differences[${index}] is ${describe(x)}: paired_exact_binomial needs 0/1 outcomes, so each difference must be -1, 0 or +1`,
+        `differences[${index}] is ${describe(x)}: ${method} needs 0/1 outcomes, so each difference must be -1, 0 or +1`,
         { code: 'not_binary', field: 'differences', index },
       );
     }
   });
-  return exactBinomialInterval({ n10, n01, n: d.length, alpha: options.alpha, comparisons: options.comparisons ?? 1 });
+  return { n10, n01, n: d.length };
 }

@@ -8,6 +8,8 @@ export { planDecision, type DecisionPlan, type CriterionPlan } from './plan.js';
 export { pairedHoeffding, hoeffdingHalfWidth, type HoeffdingInterval } from './hoeffding.js';
 export { pairedEmpiricalBernstein, empiricalBernsteinHalfWidth } from './bernstein.js';
 export { pairedExactBinomial, exactBinomialInterval, type DiscordantCounts } from './exact-binomial.js';
+export { pairedExactUnconditional, exactUnconditionalInterval, type VerdictThresholds } from './exact-unconditional.js';
+export { pairedTango, tangoInterval } from './tango.js';
 export type { PairedInterval, PairedIntervalOptions } from './interval.js';
 export { decisionMethod, type DecisionMethod } from './methods.js';
 export { DECISION_METHOD_NAMES, type DecisionMethodName } from './method-names.js';

@@ -160,17 +160,22 @@ export function pairItems(treatmentItems: unknown, baselineItems: unknown): (rea
 }
 
 /**
- * d_i = w_t * y_t,i + w_b * y_b,i for every pair. With `binary` (the exact binomial method) each y must be 0 or 1.
+ * d_i = w_t * y_t,i + w_b * y_b,i for every pair. With `binary` (true, or the name of a method for 0/1 outcomes, used
+ * in the message) each y must be 0 or 1.
  *
  * @throws {RlAdvantagesError} as {@link pairItems} for a bad value; `not_binary` naming side, index and item id.
  */
-export function criterionDifferences(pairs: readonly (readonly [IndexedItem, IndexedItem])[], c: DecisionCriterion, binary: boolean): Float64Array {
+export function criterionDifferences(
+  pairs: readonly (readonly [IndexedItem, IndexedItem])[],
+  c: DecisionCriterion,
+  binary: boolean | string,
+): Float64Array {
   const d = new Float64Array(pairs.length);
   const value = (side: Side, entry: IndexedItem): number => {
     const y = metricValue(side, entry, c);
-    if (binary && y !== 0 && y !== 1) {
+    if (binary !== false && y !== 0 && y !== 1) {
       throw new RlAdvantagesError(
-        `${itemLabel(side, entry.index, entry.id)} has ${c.metric} ${y}: paired_exact_binomial needs 0/1 outcomes (correct true/false, or a score of 0 or 1)`,
+        `${itemLabel(side, entry.index, entry.id)} has ${c.metric} ${y}: ${typeof binary === 'string' ? binary : 'this criterion'} needs 0/1 outcomes (correct true/false, or a score of 0 or 1)`,
         { code: 'not_binary', field: side, index: entry.index },
       );
     }

@@ -2,10 +2,11 @@
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { empiricalBernsteinHalfWidth, pairedEmpiricalBernstein } from './bernstein.js';
-import { exactBinomialInterval, type DiscordantCounts } from './exact-binomial.js';
-import { pairedExactBinomial } from './exact-binomial.js';
+import { exactBinomialInterval, pairedExactBinomial, type DiscordantCounts } from './exact-binomial.js';
+import { exactUnconditionalInterval, exactUnconditionalThresholds, pairedExactUnconditional, type VerdictThresholds } from './exact-unconditional.js';
 import { hoeffdingHalfWidth, pairedHoeffding } from './hoeffding.js';
 import type { PairedInterval, PairedIntervalOptions } from './interval.js';
+import { pairedTango, tangoInterval, tangoThresholds } from './tango.js';
 import { DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
 
 /** A decision method: its interval from per-item differences and, for 0/1 outcomes, from the discordant counts. */
@@ -15,10 +16,17 @@ export interface DecisionMethod {
   readonly reference: string;
   /** Whether it needs 0/1 outcomes (differences in {-1, 0, +1}). */
   readonly binaryOnly: boolean;
+  /** Whether its coverage is only asymptotic (not guaranteed at any n; docs/method.md section 5.7 gives the lowest measured). */
+  readonly asymptotic: boolean;
   /** The interval from the differences d_i. */
   interval(options: PairedIntervalOptions): PairedInterval;
   /** The same interval for 0/1 outcomes (R = 2) from the counts, without the items: what power sums over. */
   fromCounts(options: DiscordantCounts & { alpha: number; comparisons?: number }): PairedInterval;
+  /**
+   * For 0/1 outcomes, the verdict at a margin as regions of the counts (validated iff n10 >= validFrom[m], failed
+   * iff n10 <= failTo[m], m = n10 + n01), when faster than an interval per count: what power sums over.
+   */
+  thresholds?(n: number, alpha: number, comparisons: number, margin: number): VerdictThresholds;
 }
 
 function symmetric(n: number, estimate: number, halfWidth: number): PairedInterval {
@@ -30,6 +38,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     name: 'paired_hoeffding',
     reference: 'docs/method.md section 5.2; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830',
     binaryOnly: false,
+    asymptotic: false,
     interval: pairedHoeffding,
     fromCounts: ({ n10, n01, n, alpha, comparisons }) => symmetric(n, (n10 - n01) / n, hoeffdingHalfWidth({ n, alpha, range: 2, comparisons: comparisons ?? 1 })),
   },
@@ -37,6 +46,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     name: 'paired_empirical_bernstein',
     reference: 'docs/method.md section 5.3; Maurer and Pontil (2009), Theorem 4, https://arxiv.org/abs/0907.3740',
     binaryOnly: false,
+    asymptotic: false,
     interval: pairedEmpiricalBernstein,
     fromCounts: ({ n10, n01, n, alpha, comparisons }) => {
       const s = n10 - n01;
@@ -49,8 +59,28 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     name: 'paired_exact_binomial',
     reference: 'docs/method.md section 5.4; Clopper and Pearson (1934), https://doi.org/10.1093/biomet/26.4.404',
     binaryOnly: true,
+    asymptotic: false,
     interval: pairedExactBinomial,
     fromCounts: exactBinomialInterval,
+  },
+  paired_exact_unconditional: {
+    name: 'paired_exact_unconditional',
+    reference:
+      'docs/method.md section 5.4.1; Tango (1998), https://doi.org/10.1002/(SICI)1097-0258(19980430)17:8%3C891::AID-SIM780%3E3.0.CO;2-B; Chan and Zhang (1999), https://doi.org/10.1111/j.0006-341X.1999.01202.x',
+    binaryOnly: true,
+    asymptotic: false,
+    interval: pairedExactUnconditional,
+    fromCounts: exactUnconditionalInterval,
+    thresholds: exactUnconditionalThresholds,
+  },
+  paired_tango: {
+    name: 'paired_tango',
+    reference: 'docs/method.md section 5.4.2 (asymptotic); Tango (1998), https://doi.org/10.1002/(SICI)1097-0258(19980430)17:8%3C891::AID-SIM780%3E3.0.CO;2-B',
+    binaryOnly: true,
+    asymptotic: true,
+    interval: pairedTango,
+    fromCounts: tangoInterval,
+    thresholds: tangoThresholds,
   },
 };
 

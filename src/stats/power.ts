@@ -116,17 +116,27 @@ function factorials(n: number): Float64Array {
   return lf;
 }
 
-function probabilities(c: Checked, difference: number, lf: Float64Array): VerdictProbabilities {
+/** The verdict thresholds per m of a 0/1 method: its regions when it has them, else the exact binomial's. */
+function thresholdsOf(c: Checked, wantFailed = true): (m: number) => { validFrom: number; failTo: number } {
+  const method = decisionMethod(c.method);
+  if (method.thresholds === undefined) return (m) => exactThresholds(c, m);
+  const t = method.thresholds(c.n, c.alpha, c.k, c.margin);
+  return (m) => ({ validFrom: t.validFrom[m] as number, failTo: wantFailed ? (t.failTo[m] as number) : -1 });
+}
+
+/** P(validated) and P(failed) at a true difference; with wantFailed false P(failed) is not computed (0). */
+function probabilities(c: Checked, difference: number, lf: Float64Array, wantFailed = true): VerdictProbabilities {
   const q0 = Math.min(1, Math.max(0, (c.d + difference) / (2 * c.d)));
   const method = decisionMethod(c.method);
   const [m0, m1] = window(c.n, c.d);
+  const thresholdsAt = method.binaryOnly ? thresholdsOf(c, wantFailed) : undefined;
   let validated = 0;
   let failed = 0;
   for (let m = m0; m <= m1; m++) {
     const pm = Math.exp(logBinom(lf, c.n, m, c.d));
     if (pm === 0) continue;
-    if (method.binaryOnly) {
-      const { validFrom, failTo } = exactThresholds(c, m);
+    if (thresholdsAt !== undefined) {
+      const { validFrom, failTo } = thresholdsAt(m);
       validated += pm * upperTail(m, q0, validFrom);
       failed += pm * upperTail(m, 1 - q0, m - failTo);
       continue;
@@ -233,6 +243,12 @@ export function observedThresholds(design: PowerDesign): { discordant: number; v
   const method = decisionMethod(c.method);
   let validatesAt: number | null = null;
   let failsAt: number | null = null;
+  if (method.thresholds !== undefined) {
+    const { validFrom, failTo } = thresholdsOf(c)(m);
+    if (validFrom <= m) validatesAt = (2 * validFrom - m) / c.n;
+    if (failTo >= 0) failsAt = (2 * failTo - m) / c.n;
+    return { discordant: m, validatesAt, failsAt };
+  }
   for (let x = 0; x <= m; x++) {
     const iv = method.fromCounts({ n10: x, n01: m - x, n: c.n, alpha: c.alpha, comparisons: c.k });
     const v = criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin });
@@ -266,7 +282,10 @@ export function nForPower(design: Omit<PowerDesign, 'n'>, options: { target?: nu
   const difference = options.difference ?? 0;
   const c = checkDesign({ ...design, n: 1 });
   if (difference <= c.margin && target > c.alpha / c.k) return null;
-  const power = (n: number): number => verdictProbabilities({ ...design, n }, difference).validated;
+  const power = (n: number): number => {
+    const at = checkDesign({ ...design, n });
+    return probabilities(at, difference, factorials(n), false).validated;
+  };
   let hi = 16;
   while (power(hi) < target) {
     if (hi >= POWER_N_CAP) return null;

@@ -2,7 +2,7 @@
 // calibration and the timing pilot's per-step advantage logs.
 import type { BeffCalibration } from '../calibration/beff.js';
 import { RlAdvantagesError } from '../errors.js';
-import { parseEstimatorName } from '../estimators/registry.js';
+import { parseName } from '../estimators/spec.js';
 import { describe } from '../internal/validate.js';
 import type { StudyArm } from './spec.js';
 
@@ -168,14 +168,10 @@ export function groupAdvantageLogByArm(rows: readonly AdvantageLogRow[]): Record
   return out;
 }
 
-/** Kernel estimators: their baseline weighs other rollouts by prompt (the GS1 arm uses one). */
-const KERNEL_BASES: ReadonlySet<string> = new Set(['tfidf_kernel_loo', 'kernel_loo', 'length_bucket_loo']);
-
+/** Whether the estimator is of the catalogue's `kernel` family (its baseline weighs other rollouts by prompt; the GS1 arm uses one; a kernel file `kernel:PATH` is one). */
 function isKernel(advantage: string): boolean {
-  // A kernel file (`kernel:PATH`, docs/kernel-lab.md) is a kernel estimator.
-  if (advantage.startsWith('kernel:')) return true;
   try {
-    return KERNEL_BASES.has(parseEstimatorName(advantage).base);
+    return parseName(advantage).descriptor.family === 'kernel';
   } catch {
     return false;
   }

@@ -1,17 +1,32 @@
-// The study's questions: GSM8K from its folder, or the built-in clustered set (sim backend only, no folder), with
-// the sha256 that identifies them in run.json.
+// The study's questions: GSM8K from its folder, the built-in clustered set (sim backend only, no folder), or the
+// arith world a spec generates in code (its `dataset` section, name "arith"), with the sha256 that identifies them in run.json.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
+import { arithItems, parseArithWorld } from '../data/arith.js';
 import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../data/gsm8k.js';
 import type { StudyOptions } from './options.js';
+import type { StudySpec } from './spec.js';
 import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
 import { usage } from './usage.js';
 
+/** Where a study's questions come from. */
+export type { StudyQuestionSet } from './sim/questions.js';
+import type { StudyQuestionSet } from './sim/questions.js';
+
+/** The arith world of a spec (`dataset.name` "arith"), or undefined for every other spec. */
+export function specArithSection(spec: StudySpec): Readonly<Record<string, unknown>> | undefined {
+  const dataset = spec.raw.dataset;
+  return typeof dataset === 'object' && dataset !== null && (dataset as { name?: unknown }).name === 'arith'
+    ? (dataset as Record<string, unknown>)
+    : undefined;
+}
+
 /** The loaded questions of a study. */
 export interface StudyQuestions {
-  questions: SimQuestionSet;
+  /** `arith` for a spec whose world is generated in code; otherwise the question set of the options. */
+  questions: StudyQuestionSet;
   dataDir: string | null;
   train: Gsm8kItem[];
   test: Gsm8kItem[];
@@ -29,8 +44,16 @@ function builtInItems(rows: readonly QuestionRow[], split: 'train' | 'test'): Gs
   }));
 }
 
-/** The study's questions: GSM8K from its folder, or the built-in clustered set (sim backend only, no folder). */
-export function loadStudyQuestions(options: StudyOptions): StudyQuestions {
+/**
+ * The study's questions: the spec's arith world when its `dataset` says so (no folder), else GSM8K from its folder,
+ * or the built-in clustered set (sim backend only, no folder).
+ *
+ * @throws {RlAdvantagesError} `bad_option` for --sim-questions or --data-dir with an arith spec, or a bad question set;
+ *   `invalid_spec` for a bad arith section; GSM8K's errors when its folder is missing.
+ */
+export function loadStudyQuestions(options: StudyOptions, spec?: StudySpec): StudyQuestions {
+  const arith = spec === undefined ? undefined : specArithSection(spec);
+  if (arith !== undefined) return arithQuestions(options, arith);
   const questions = options.questions ?? 'gsm8k';
   if (!(SIM_QUESTION_SETS as readonly string[]).includes(questions)) {
     throw usage(`--sim-questions must be ${SIM_QUESTION_SETS.map((q) => `"${q}"`).join(' or ')}, got ${JSON.stringify(questions)}`);
@@ -52,6 +75,18 @@ export function loadStudyQuestions(options: StudyOptions): StudyQuestions {
   const test = loadGsm8k(dataDir, 'test');
   for (const split of ['train', 'test']) hash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
   return { questions, dataDir, train, test, dataSha256: hash.digest('hex') };
+}
+
+/** The arith world of a spec: generated from its seed, no folder; its sha256 covers both splits' JSON lines. */
+function arithQuestions(options: StudyOptions, section: Readonly<Record<string, unknown>>): StudyQuestions {
+  if (options.questions !== undefined) throw usage('--sim-questions does not apply to a spec whose dataset is the arith world (it generates its own questions)');
+  if (options.dataDir !== undefined) throw usage('--data-dir does not apply to a spec whose dataset is the arith world (it generates its own questions); drop it');
+  const world = parseArithWorld(section);
+  const train = arithItems(world, 'train');
+  const test = arithItems(world, 'test');
+  const hash = createHash('sha256');
+  for (const item of [...train, ...test]) hash.update(JSON.stringify({ question: item.question, answer: item.answer }) + '\n');
+  return { questions: 'arith', dataDir: null, train, test, dataSha256: hash.digest('hex') };
 }
 
 /**

@@ -26,7 +26,7 @@ export interface StudyOptions {
   readonly steps?: number;
   /** Evaluate only the first N test items in the eval phase (for quick runs; recorded). */
   readonly evalLimit?: number;
-  /** Calibration batches and bootstrap replicates (defaults {@link STUDY_CALIBRATION}). */
+  /** Calibration batches, and `calibrationBootstrap`: 0 for no B_eff interval, else the jackknife (defaults {@link STUDY_CALIBRATION}). */
   readonly calibrationBatches?: number;
   readonly calibrationBootstrap?: number;
   /**

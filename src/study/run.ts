@@ -17,7 +17,7 @@ import { PHASE_STEPS } from './phases/index.js';
 import { claimRunDir } from './run-dir.js';
 import { armKernels } from './arm-kernels.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
-import { checkOptions, initialSummary, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
+import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
 import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
 import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
@@ -118,10 +118,11 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
 export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const seed = checkOptions(options);
   // Everything that can be refused is checked before the folder is touched.
+  await loadSpecModules(options.specPath);
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
   const dataSeed = sharedArmSeed(spec);
-  const data = loadStudyQuestions(options);
+  const data = loadStudyQuestions(options, spec);
   const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
   if (data.train.length < CALIBRATION_TASKS + 2) {
     throw usage(`the GSM8K train split has ${data.train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);

@@ -2,6 +2,8 @@
 // the run's identity (run.json) and a fresh summary.json.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadEstimatorModule } from '../estimators/module.js';
 import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { StudyQuestions } from './load-questions.js';
@@ -43,6 +45,30 @@ export function checkOptions(options: StudyOptions): number {
     throw usage(`--eval-limit must be an integer >= 1, got ${String(options.evalLimit)}`);
   }
   return seed;
+}
+
+/**
+ * Registers the spec's `estimator_modules` (paths relative to the spec file) so its arms may name a user's estimator;
+ * a spec that is not JSON, or has no such field, registers nothing (readSpec reports its problems).
+ */
+export async function loadSpecModules(specPath: string): Promise<void> {
+  let modules: unknown;
+  try {
+    modules = (JSON.parse(readFileSync(specPath, 'utf8')) as { estimator_modules?: unknown }).estimator_modules;
+  } catch {
+    return;
+  }
+  if (!Array.isArray(modules)) return;
+  const dir = path.dirname(path.resolve(specPath));
+  for (const [i, file] of modules.entries()) {
+    if (typeof file !== 'string' || file.trim() === '') continue;
+    try {
+      await loadEstimatorModule(file, dir, `spec field "estimator_modules[${i}]"`);
+    } catch (error) {
+      if (error instanceof RlAdvantagesError) throw new RlAdvantagesError(error.message, { code: error.code, field: `estimator_modules[${i}]`, index: i });
+      throw error;
+    }
+  }
 }
 
 /** Reads and parses the spec file. */

@@ -1,6 +1,8 @@
 // Loading and validating a study spec (the JSON of specs/gs1-vs-grpo.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
+import { specFromWire } from '../estimators/catalogue-json.js';
 import { parseEstimatorName } from '../estimators/registry.js';
+import { resolveEstimator, type EstimatorSpec } from '../estimators/spec.js';
 import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
@@ -10,7 +12,11 @@ import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';
 
-/** The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file). */
+/**
+ * The prefix of an arm advantage that names a kernel file (`kernel:PATH`, PATH relative to the spec file): the
+ * same constant as `KERNEL_NAME_PREFIX` (one definition, src/kernels/resolve.ts).
+ */
+export const KERNEL_PREFIX: typeof KERNEL_NAME_PREFIX = KERNEL_NAME_PREFIX;
 
 
 
@@ -36,8 +42,14 @@ export interface ActivationGate {
 /** One arm of the study, validated. */
 export interface StudyArm {
   readonly name: string;
-  /** An estimator name of docs/method.md section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`, or `kernel:PATH` (a kernel file, PATH relative to the spec file). */
+  /**
+   * An estimator name of docs/method.md section 2, e.g. `group_mean` or `tfidf_kernel_loo_T0.1`, or `kernel:PATH` (a
+   * kernel file, PATH relative to the spec file). For an arm whose `advantage` is a wire object (`{"name":
+   * "tfidf_kernel_loo", "temperature": 0.1}`), its canonical name; the object is `advantageSpec`.
+   */
   readonly advantage: string;
+  /** The estimator spec (camelCase keys) when the spec's `advantage` is an object; results and logs carry `advantage`. */
+  readonly advantageSpec?: EstimatorSpec;
   readonly group_size?: number;
   readonly groups_per_batch?: number;
   readonly lr?: number;
@@ -115,6 +127,21 @@ function advantageNameProblem(name: string): string | undefined {
   }
 }
 
+/**
+ * `estimator_modules`, when given: ES modules (paths relative to the spec file) whose default export is an estimator
+ * descriptor or an array of them; `rl-adv study` registers them before it reads the arms.
+ */
+function collectEstimatorModules(p: Problems, value: unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) {
+    p.add('estimator_modules', `must be an array of module paths (relative to the spec file), got ${describe(value)}`);
+    return;
+  }
+  value.forEach((file, i) => {
+    if (typeof file !== 'string' || file.trim() === '') p.add(`estimator_modules[${i}]`, `must be a non-empty path, got ${describe(file)}`);
+  });
+}
+
 function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | undefined {
   if (!Array.isArray(value) || value.length === 0) {
     p.add(path, Array.isArray(value) ? 'must not be empty' : `must be a non-empty array of arms, got ${describe(value)}`);
@@ -136,8 +163,16 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
       else seen.set(name, i);
     }
     let advantage: string | undefined;
-    if (typeof arm.advantage !== 'string') {
-      p.add(`${at}.advantage`, `must be a string, got ${describe(arm.advantage)}`);
+    let advantageSpec: EstimatorSpec | undefined;
+    if (isObject(arm.advantage)) {
+      try {
+        advantageSpec = specFromWire(arm.advantage, `${at}.advantage`) as EstimatorSpec;
+        advantage = resolveEstimator(advantageSpec).name;
+      } catch (error) {
+        p.add(`${at}.advantage`, `must be an estimator of docs/method.md section 2 as {"name", parameters in snake_case}: ${(error as Error).message}`);
+      }
+    } else if (typeof arm.advantage !== 'string') {
+      p.add(`${at}.advantage`, `must be an estimator name or an object {"name", parameters in snake_case}, got ${describe(arm.advantage)}`);
     } else {
       const problem = advantageNameProblem(arm.advantage);
       if (problem === undefined) advantage = arm.advantage;
@@ -154,7 +189,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
     if (advantage === 'rloo' && arm.group_size === 1) {
       p.add(`${at}.group_size`, 'must be >= 2 for advantage "rloo" (a group of one has no other rollout)');
     }
-    if (name !== undefined && advantage !== undefined) arms.push({ ...arm, name, advantage });
+    if (name !== undefined && advantage !== undefined) arms.push({ ...arm, name, advantage, ...(advantageSpec === undefined ? {} : { advantageSpec }) });
   });
   if (p.list.length > before) return undefined;
   return arms;
@@ -244,6 +279,7 @@ export function loadStudySpec(json: unknown): StudySpec {
   const decisionRule = collectDecisionRule(p, 'decision_rule', value.decision_rule);
   const activationGate = collectActivationGate(p, 'activation_gate', value.activation_gate);
   const arms = collectArms(p, 'arms', value.arms);
+  collectEstimatorModules(p, value.estimator_modules);
   p.throwIfAny();
   return {
     decisionRule: decisionRule as DecisionRule,

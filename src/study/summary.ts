@@ -5,7 +5,7 @@ import type { DesignPowerJson } from '../stats/design-power.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
-import type { SimQuestionSet } from './sim/questions.js';
+import type { StudyQuestionSet } from './sim/questions.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -22,7 +22,11 @@ export const CALIBRATION_ROLLOUTS = 8;
 /** Pilot: steps per arm and eval items (docs/method.md section 8 step 4). */
 export const PILOT_STEPS = 3;
 export const PILOT_EVAL_ITEMS = 100;
-/** The study's calibration settings: the recipe's 20000 batches, but 100 bootstrap replicates (not 1000) to keep the study fast. */
+/**
+ * The study's calibration settings: the recipe's 20000 batches. `bootstrap` keeps run.json's old field
+ * `calibration_bootstrap` readable: 0 means no interval (`--calibration-interval none`), any other value the
+ * delete-one-task jackknife (docs/method.md section 4.1); no bootstrap runs.
+ */
 export const STUDY_CALIBRATION = Object.freeze({ batches: 20000, bootstrap: 100 });
 
 /** One phase in summary.json. */
@@ -39,7 +43,7 @@ export interface StudySummary {
    * The question set (`gsm8k` or the built-in `clustered`), its folder (null for the built-in set), its row counts,
    * and the sha256 of train.jsonl followed by test.jsonl (for the built-in set, of the JSON lines it would write).
    */
-  data: { questions: SimQuestionSet; dir: string | null; train: number; test: number; sha256: string };
+  data: { questions: StudyQuestionSet; dir: string | null; train: number; test: number; sha256: string };
   seed: number;
   /** `sim` or `tinker`. */
   backend: string;
@@ -51,6 +55,7 @@ export interface StudySummary {
     steps: number | null;
     eval_limit: number | null;
     calibration_batches: number;
+    /** 0: no B_eff interval; otherwise the delete-one-task jackknife (the name is kept so old runs still resume). */
     calibration_bootstrap: number;
     /** Present when the run has the tuning phase (`--tune-kernel`): its task count, and tune-kernel's batches (null: its default). */
     tuning_tasks?: number;

@@ -1,7 +1,8 @@
 // Which train tasks a study's phases use, derived from the spec alone: the arms read the front of the data order
 // (the seed-`arms[].seed` shuffle), the gate's calibration set is its last CALIBRATION_TASKS tasks, and the tuning
 // phase takes tasks in between, which neither arm reaches nor the gate uses (docs/study.md, "The tuning phase").
-// The sim backend's order is `shuffledOrder`; the Tinker backend's is the cookbook's (numpy's permutation).
+// The sim backend's order is `shuffledOrder`; the Tinker backend's is the cookbook's (numpy's permutation), and the
+// TRL backend uses that same numpy order (its drivers are handed the tasks, so any order would do; one fewer to track).
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import { numpyPermutation } from './numpy-order.js';
 import { sharedArmSeed } from './setup.js';
@@ -10,20 +11,20 @@ import type { StudyArm, StudySpec } from './spec.js';
 import { CALIBRATION_TASKS } from './summary.js';
 import { usage } from './usage.js';
 
-/** The backends, each with its data order. */
+/** The data orders: sim's, and numpy's (the tinker and trl backends'). */
 export const STUDY_ORDER_BACKENDS = ['sim', 'tinker'] as const;
 
 /**
  * The data order of a backend: `shuffledOrder(n, seed)` for sim, `numpy.random.default_rng(seed).permutation(n)`
- * (the order the cookbook's Gsm8kDataset trains in, so the Tinker drivers') for tinker.
+ * (the order the cookbook's Gsm8kDataset trains in, so the Tinker drivers') for tinker and trl.
  *
  * @example
  * ```ts
  * studyOrder('tinker', 7473, 0)[0]; // 5441, as numpy.random.default_rng(0).permutation(7473)[0]
  * ```
  */
-export function studyOrder(backend: (typeof STUDY_ORDER_BACKENDS)[number], n: number, seed: number): Int32Array {
-  return backend === 'tinker' ? numpyPermutation(n, seed) : shuffledOrder(n, seed);
+export function studyOrder(backend: (typeof STUDY_ORDER_BACKENDS)[number] | 'trl', n: number, seed: number): Int32Array {
+  return backend === 'sim' ? shuffledOrder(n, seed) : numpyPermutation(n, seed);
 }
 
 /** Steps an arm trains when nothing overrides them: the arm's, else the spec's `steps`, else 60. */

@@ -1,5 +1,5 @@
 // The held-out ratio of a tuning run: every held-out part scored by the kernel tuned without it, the batches of all
-// parts pooled, with the delete-one-task jackknife interval (docs/method.md sections 4.1 and 4.3).
+// parts pooled, with the delete-one-task jackknife interval on the log of the ratio (docs/method.md sections 4.1 and 4.3).
 import seedrandom from 'seedrandom';
 import { looMeansInto } from '../internal/batch.js';
 import type { BaselineEngine } from '../calibration/engines.js';
@@ -20,9 +20,20 @@ export interface HeldOutPart {
 /** A pooled held-out ratio and its interval. */
 export interface HeldOutRatio {
   readonly ratio: number;
-  /** The jackknife standard error, null when it does not exist (some task in every batch of its part). */
+  /** The jackknife standard error of the ratio, null when it does not exist (some task in every batch of its part). */
   readonly se: number | null;
+  /**
+   * ratio x exp(-+1.96 se_log), se_log the jackknife standard error of ln ratio: always inside (0, inf), the range of
+   * a ratio of variances; null when the jackknife does not exist or a deleted ratio is not > 0.
+   */
   readonly ci95: readonly [number, number] | null;
+}
+
+/** sqrt((K - 1)/K sum_k (x_k - mean x)^2), the delete-one jackknife standard error of K deleted estimates x_k. */
+function jackknifeSe(deleted: readonly number[]): number {
+  const K = deleted.length;
+  const mean = deleted.reduce((x, y) => x + y, 0) / K;
+  return Math.sqrt(((K - 1) / K) * deleted.reduce((x, y) => x + (y - mean) ** 2, 0));
 }
 
 interface Totals {
@@ -77,9 +88,9 @@ export function pooledHeldOut(all: TaskTable, parts: readonly HeldOutPart[], bat
       });
     });
     if (!exists || !Number.isFinite(ratio)) return { ratio, se: null, ci95: null };
-    const K = deleted.length;
-    const mean = deleted.reduce((x, y) => x + y, 0) / K;
-    const se = Math.sqrt(((K - 1) / K) * deleted.reduce((x, y) => x + (y - mean) ** 2, 0));
-    return { ratio, se, ci95: [ratio - Z_975 * se, ratio + Z_975 * se] as const };
+    const se = jackknifeSe(deleted);
+    if (!(ratio > 0) || deleted.some((r) => !(r > 0 && Number.isFinite(r)))) return { ratio, se, ci95: null };
+    const seLog = jackknifeSe(deleted.map(Math.log));
+    return { ratio, se, ci95: [ratio * Math.exp(-Z_975 * seLog), ratio * Math.exp(Z_975 * seLog)] as const };
   });
 }

@@ -230,7 +230,7 @@ function kernelFile(
       inputs: o.inputs,
       tuning_tasks: [...run.tasks, ...o.train].map((t) => ({ task_id: t.taskId, prompt_sha256: promptKey(t.prompt) })),
       tuning: { ratio: f.tuningScore },
-      held_out: { ratio: f.heldOut.ratio, ratio_ci95: f.heldOut.ci95, interval_method: 'jackknife' },
+      held_out: { ratio: f.heldOut.ratio, ratio_ci95: f.heldOut.ci95, interval_method: 'jackknife_log_ratio' },
       selection_bias: f.tuningScore - f.heldOut.ratio,
       per_family: f.perFamily,
       final_search: { ratio: f.final.score, tasks: run.tasks.length },

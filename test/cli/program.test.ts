@@ -11,6 +11,7 @@ const COMMANDS = [
   ['study', 'revise'],
   ['report'],
   ['advantages'],
+  ['estimators'],
   ['tfidf'],
   ['tfidf', 'fit'],
   ['serve'],
@@ -79,10 +80,11 @@ describe('runCli in-process', () => {
     const io = (input: string) => ({ stdout: out.stream, stderr: err.stream, stdin: Readable.from([input]) });
     expect(await runCli(['advantages', '--estimator', 'loo_batch_mean'], io('{"reward": 1}\n{"reward": 0}\n'))).toBe(0);
     expect(out.text()).toBe('{"advantage":1,"baseline":0,"loo_mean":0}\n{"advantage":-1,"baseline":1,"loo_mean":1}\n');
-    expect(err.text()).toBe('rl-adv: 2 groups (2 of one, 0 zero-variance), 0% of advantages exactly 0\n');
+    const diagnostics = 'rl-adv: 2 groups (2 of one, 0 zero-variance), 0% of advantages exactly 0; every rollout is a group of one (no "group" field, or one rollout a prompt: GS1\'s design), and this estimator takes each rollout\'s baseline from the other prompts of the batch, so groups of one are expected\n';
+    expect(err.text()).toBe(diagnostics);
     expect(await runCli(['advantages', '--estimator', 'loo_batch_mean'], io('{"reward": true}\n'))).toBe(2);
     expect(err.text()).toBe(
-      'rl-adv: 2 groups (2 of one, 0 zero-variance), 0% of advantages exactly 0\nrl-adv: <stdin>:1: field "reward": must be a finite number, got boolean\n',
+      `${diagnostics}rl-adv: <stdin>:1: field "reward": must be a finite number, got boolean\n`,
     );
     const file = join(tempDir(), 'm.json');
     writeFileSync(file, JSON.stringify({ offline_beff_ratio_tfidf_vs_loo_mean: 0.976 }));

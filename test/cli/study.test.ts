@@ -169,7 +169,14 @@ describe('rl-adv study (sim backend)', () => {
     expect(both.stderr).toMatch(/^rl-adv: --data-dir does not apply to --sim-questions clustered: the clustered question set is built in/);
     const r = study(['--spec', specPath, '--out', out, '--backend', 'gpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--backend must be "sim" or "tinker"/);
+    expect(r.stderr).toMatch(/--backend must be "sim", "tinker" or "trl"/);
+    // The removed bootstrap option is an error that names what replaced it (0 used to turn the interval off silently).
+    for (const value of ['0', '100']) {
+      const old = study(['--spec', specPath, '--out', out, '--calibration-bootstrap', value]);
+      expect(old.code).toBe(2);
+      expect(old.stderr).toMatch(/--calibration-bootstrap.*the percentile bootstrap was removed.*--calibration-interval none/);
+    }
+    expect(study(['--spec', specPath, '--out', out, '--calibration-interval', 'percentile']).code).toBe(2);
     expect(existsSync(out)).toBe(false);
   });
 

@@ -2,7 +2,7 @@
 // section 2.1, over random batches (fast-check).
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { createEstimator, createStatefulEstimator, PromptValueEstimator, TfidfVectorizer, type Batch, type EstimatorContext, type EstimatorResult } from '../../src/index.js';
+import { createEstimator, createStatefulEstimator, PromptValueEstimator, TfidfVectorizer, type Batch, type EstimatorContext, type EstimatorResult, type PromptValueJSON } from '../../src/index.js';
 
 const vectorizer = TfidfVectorizer.fit(['how many apples', 'how many pears', 'cost of three boats', 'a train leaves at noon', 'eggs at the market']);
 const PROMPTS = ['how many apples', 'how many pears', 'cost of three boats', 'a train leaves', 'eggs market', 'zebra'];
@@ -184,7 +184,7 @@ describe('prompt_value', () => {
         first.compute(toBatch(rows));
         first.update(toBatch(rows));
       });
-      const saved = JSON.parse(JSON.stringify(first)) as ReturnType<typeof first.toJSON>;
+      const saved = JSON.parse(JSON.stringify(first)) as PromptValueJSON;
       const resumed = PromptValueEstimator.fromJSON(saved, { vectorizer });
       all.slice(at).forEach((rows, k) => {
         expect(Array.from(resumed.compute(toBatch(rows)).advantages)).toEqual(outputs[at + k]);

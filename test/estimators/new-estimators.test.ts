@@ -1,6 +1,6 @@
 // Known answers for the estimators of docs/method.md section 2.2 and the guards of section 2.1.
 import { describe, expect, it } from 'vitest';
-import { createEstimator, createStatefulEstimator, groupMean, gpg, looBatchMean, opo, passk, PromptValueEstimator, reinforcePlusPlusBaseline, remax, RlAdvantagesError, rloo, shrinkageLoo, TfidfVectorizer, binomialRatio } from '../../src/index.js';
+import { createEstimator, createStatefulEstimator, groupMean, gpg, looBatchMean, opo, passk, PromptValueEstimator, reinforcePlusPlusBaseline, remax, RlAdvantagesError, rloo, shrinkageLoo, TfidfVectorizer, binomialRatio, type PromptValueJSON } from '../../src/index.js';
 import { maxAbsDiff } from '../helpers/paths.js';
 
 describe('normalisation and its guards (section 2.1)', () => {
@@ -115,7 +115,7 @@ describe('prompt_value', () => {
     e.update({ rewards: [1, 1, 0], prompts: ['a', 'a', 'a'] }); // alpha 1 + 2, beta 1 + 1
     expect(e.compute({ rewards: [1], prompts: ['a'] }).baselines[0]).toBe(0.6);
     expect(() => e.compute({ rewards: [2], prompts: ['a'] })).toThrow(/rewards\[0\] must be in \[0, 1\]/);
-    const json = e.toJSON();
+    const json = e.toJSON() as PromptValueJSON;
     expect(json.entries).toEqual([['a', 3, 2]]);
     expect(() => PromptValueEstimator.fromJSON({ ...json, entries: [['a', 3]] })).toThrow(/entries\[0\]/);
     expect(() => createEstimator('prompt_value')).toThrow(/createStatefulEstimator/);

@@ -64,12 +64,15 @@ describe('study reports', () => {
     const p = decidedSummary.design_power;
     expect(p?.n).toBe(200);
     expect(p?.spec_method).toBe('paired_hoeffding');
-    expect(p?.power).toHaveLength(33);
+    expect(p?.power).toHaveLength(55);
     // The observed D is the share of eval items the arms disagree on.
     const [t, b] = [...readStudyArtifacts(decided).evalItems.values()] as [ReadonlyMap<string, boolean>, ReadonlyMap<string, boolean>];
     const disagree = [...t.entries()].filter(([id, c]) => b.get(id) !== c).length;
     const md = readFileSync(path.join(decided, 'report.md'), 'utf8');
     expect(md).toContain('## What this design can conclude');
+    expect(md).toContain('| paired_tango (asymptotic) |');
+    expect(md).toContain('| paired_exact_unconditional |');
+    expect(md).toContain('Scope: each arm is one training run (one seed); the interval covers which test items were drawn');
     if (disagree > 0) {
       expect(p?.discordance).toEqual({ value: disagree / 200, source: 'observed' });
       expect(md).toMatch(/observed between the two arms on the eval items/);

@@ -40,7 +40,8 @@ describe('every method against the scipy/numpy reference', () => {
   // Tolerance 1e-10: the references use scipy's beta.ppf (its own inversion, about 1e-12 to 1e-14 relative)
   // and numpy's variance; ours bisect our I_x to float64 resolution (test/internal/beta.test.ts).
   it.each(fixture.intervals)('n10 = $n10, n01 = $n01, n = $n, alpha = $alpha, k = $k', (row) => {
-    for (const name of DECISION_METHOD_NAMES) {
+    // The two newer methods have their own reference (test/stats/exact-unconditional.test.ts).
+    for (const name of ['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial'] as const) {
       const method = decisionMethod(name);
       const opts = { alpha: row.alpha, comparisons: row.k };
       const fromItems = method.interval({ differences: differences(row.n10, row.n01, row.n), range: 2, ...opts });
@@ -96,11 +97,17 @@ describe('edge cases', () => {
 
 describe('decisionMethod', () => {
   it('names the three methods and refuses others, listing them', () => {
-    expect(DECISION_METHOD_NAMES).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial']);
+    expect(DECISION_METHOD_NAMES).toEqual([
+      'paired_hoeffding',
+      'paired_empirical_bernstein',
+      'paired_exact_binomial',
+      'paired_exact_unconditional',
+      'paired_tango',
+    ]);
     for (const name of DECISION_METHOD_NAMES) expect(decisionMethod(name).name).toBe(name);
     const e = thrown(() => decisionMethod('wald'));
     expect(e.code).toBe('unknown_method');
-    expect(e.message).toContain('paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial');
+    expect(e.message).toContain('paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial, paired_exact_unconditional, paired_tango');
   });
 });
 
@@ -109,7 +116,25 @@ describe('invariants', () => {
     .integer({ min: 1, max: 400 })
     .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })).chain(([n, m]) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: m }), fc.constant(m))));
 
-  test.prop([counts, fc.constantFrom(...DECISION_METHOD_NAMES)])('the interval holds the estimate and is finite; but for Hoeffding (uncapped, the spec\'s) it is within estimate +- 2', ([n, n10, m], name) => {
+  // The exact unconditional interval costs about 0.1 s at n = 400: it has its own smaller run below.
+  const FAST = DECISION_METHOD_NAMES.filter((m) => m !== 'paired_exact_unconditional');
+  const small = fc
+    .integer({ min: 1, max: 40 })
+    .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })).chain(([n, m]) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: m }), fc.constant(m))));
+
+  test.prop([small], { numRuns: 6 })('exact unconditional: holds the estimate, within [-1, 1], negated by swapping the arms', ([n, n10, m]) => {
+    const method = decisionMethod('paired_exact_unconditional');
+    const a = method.fromCounts({ n10, n01: m - n10, n, alpha: 0.05 });
+    const b = method.fromCounts({ n10: m - n10, n01: n10, n, alpha: 0.05 });
+    expect(a.lower).toBeLessThanOrEqual(a.estimate + 1e-15);
+    expect(a.upper).toBeGreaterThanOrEqual(a.estimate - 1e-15);
+    expect(a.lower).toBeGreaterThanOrEqual(-1);
+    expect(a.upper).toBeLessThanOrEqual(1);
+    expect(b.lower).toBeCloseTo(-a.upper, 12);
+    expect(b.upper).toBeCloseTo(-a.lower, 12);
+  });
+
+  test.prop([counts, fc.constantFrom(...FAST)])('the interval holds the estimate and is finite; but for Hoeffding (uncapped, the spec\'s) it is within estimate +- 2', ([n, n10, m], name) => {
     const iv = decisionMethod(name).fromCounts({ n10, n01: m - n10, n, alpha: 0.05 });
     expect(iv.lower).toBeLessThanOrEqual(iv.estimate + 1e-15);
     expect(iv.upper).toBeGreaterThanOrEqual(iv.estimate - 1e-15);
@@ -117,7 +142,7 @@ describe('invariants', () => {
     expect(Number.isFinite(iv.lower) && Number.isFinite(iv.upper)).toBe(true);
   });
 
-  test.prop([counts, fc.constantFrom(...DECISION_METHOD_NAMES)])('swapping the arms negates the interval', ([n, n10, m], name) => {
+  test.prop([counts, fc.constantFrom(...FAST)])('swapping the arms negates the interval', ([n, n10, m], name) => {
     const a = decisionMethod(name).fromCounts({ n10, n01: m - n10, n, alpha: 0.05 });
     const b = decisionMethod(name).fromCounts({ n10: m - n10, n01: n10, n, alpha: 0.05 });
     expect(b.lower).toBeCloseTo(-a.upper, 12);

@@ -81,7 +81,7 @@ describe('verdictProbabilities', () => {
 describe('powerTable, observedThresholds, nForPower', () => {
   it('gives one row per method and difference from -0.05 to +0.05, leaving out differences larger than D', () => {
     const rows = powerTable({ n: 200, discordance: 0.2, alpha: 0.05, margin: -0.05 }, DECISION_METHOD_NAMES);
-    expect(rows).toHaveLength(33);
+    expect(rows).toHaveLength(11 * DECISION_METHOD_NAMES.length);
     expect(rows.map((r) => r.difference).slice(0, 11)).toEqual([-0.05, -0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03, 0.04, 0.05]);
     for (const r of rows) {
       expect(r.p_validated + r.p_failed).toBeLessThanOrEqual(1 + 1e-12);
@@ -119,7 +119,9 @@ describe('invariants of the power (real properties of valid intervals)', () => {
     margin: fc.double({ min: -0.2, max: 0.1, noNaN: true }),
   });
 
-  test.prop([design, fc.constantFrom(...DECISION_METHOD_NAMES), fc.double({ min: 0, max: 1, noNaN: true })], { numRuns: 40 })(
+  // The guaranteed methods only: paired_tango is asymptotic (docs/method.md section 5.4.2).
+  const guaranteed = DECISION_METHOD_NAMES.filter((m) => !decisionMethod(m).asymptotic);
+  test.prop([design, fc.constantFrom(...guaranteed), fc.double({ min: 0, max: 1, noNaN: true })], { numRuns: 40 })(
     'validity: when the true difference is at or below the margin, P(validated) <= alpha (and at or above it, P(failed) <= alpha)',
     (d, method, u) => {
       const lo = Math.max(-d.discordance, -1);

@@ -120,7 +120,7 @@ describe('rl-adv study revise', () => {
     expect(ok.stdout).toMatch(/version 2, arm gs1_tfidf_g1: tfidf_kernel_loo_T0.1 -> kernel:run\/kernel.json \(length, held-out ratio 1.0310 \[1.0020, 1.0600\]; 200 tuning tasks, none in the gate's calibration set\)/);
     expect(JSON.parse(readFileSync(out, 'utf8')).revision.reason).toBe('cli test');
     const again = await rlAdv(['study', 'revise', '--spec', specPath, '--kernel', kernelPath, '--out', out]);
-    expect([again.code, again.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --out .* exists; refusing to overwrite it/)]);
+    expect([again.code, again.stderr]).toEqual([2, expect.stringMatching(/^rl-adv: --out .* exists; it is kept: give another file, or --force to replace it\n$/)]);
     const missing = await rlAdv(['study', 'revise', '--spec', specPath, '--out', out]);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/required option '--kernel <file>' not specified/)]);
     // `study` without --out is still refused by name, before any work.

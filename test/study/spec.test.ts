@@ -114,7 +114,7 @@ describe('loadStudySpec reports every problem at once', () => {
       'arms[0].group_size',
       'arms[1].advantage',
     ]);
-    expect(problems.find((p) => p.path === 'arms[1].advantage')?.message).toBe('must be a string, got 7');
+    expect(problems.find((p) => p.path === 'arms[1].advantage')?.message).toBe('must be an estimator name or an object {"name", parameters in snake_case}, got 7');
     expect(problems.find((p) => p.path === 'decision_rule.criteria[0].bounds')?.message).toBe(
       'must have lo < hi, got [1, 0]',
     );
@@ -242,10 +242,34 @@ describe('parseArms', () => {
       'length_bucket_loo',
       'tfidf_kernel_loo_T0.1',
       'tfidf_kernel_loo_T2',
-      'tfidf_kernel_loo_T1e-3',
+      'tfidf_kernel_loo_T0.001',
     ];
     const arms = parseArms(names.map((advantage, i) => ({ name: `arm${i}`, advantage })));
     expect(arms.map((a) => a.advantage)).toEqual(names);
+  });
+
+  it('accepts an arm estimator as a wire object: advantage is its canonical name, advantageSpec the library spec', () => {
+    const arms = parseArms([
+      { name: 'gs1', advantage: { name: 'tfidf_kernel_loo', temperature: 0.1 } },
+      { name: 'std', advantage: { name: 'group_mean_std', std_floor: 0.01 } },
+      { name: 'k', advantage: { name: 'kernel_file', path: 'run/kernel.json' } },
+    ]);
+    expect(arms.map((a) => [a.advantage, a.advantageSpec])).toEqual([
+      ['tfidf_kernel_loo_T0.1', { name: 'tfidf_kernel_loo', temperature: 0.1 }],
+      ['group_mean_std', { name: 'group_mean_std', stdFloor: 0.01 }],
+      ['kernel:run/kernel.json', { name: 'kernel_file', path: 'run/kernel.json' }],
+    ]);
+    expect(problemsOf(() => parseArms([{ name: 'a', advantage: { name: 'group_mean', normalise: 'batch' } }, { name: 'b', advantage: 'tfidf_kernel_loo_T01' }]))).toEqual([
+      {
+        path: 'arms[0].advantage',
+        message: 'must be an estimator of docs/method.md section 2 as {"name", parameters in snake_case}: normalise is not an option of group_mean (did you mean "normalize"?); its options: normalize, epsilon, std_floor, singleton',
+      },
+      {
+        path: 'arms[1].advantage',
+        message:
+          'must name an estimator of docs/method.md section 2 or a kernel file (kernel:PATH): estimator "tfidf_kernel_loo_T01": temperature "01" is not a decimal number in canonical form (no exponent, sign, leading or trailing zero); write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0.1',
+      },
+    ]);
   });
 
   it('accepts a kernel file as kernel:PATH (read when the study runs) and refuses kernel: without a path', () => {

@@ -96,9 +96,12 @@ class StudySpec:
 
 
 def is_kernel_estimator(name: str) -> bool:
-    """True for the estimators that need the whole batch's prompts (computed by ``rl-adv serve``): the TF-IDF and
-    length kernels, and a tuned kernel file named ``kernel:PATH`` (``rl-adv tune-kernel``, docs/kernel-lab.md)."""
-    return name.startswith("tfidf_kernel_loo_T") or name in ("length_bucket_loo", "kernel_loo") or is_kernel_file(name)
+    """True for the estimators whose baseline weighs the whole batch's prompts (computed by ``rl-adv serve``): the
+    catalogue's ``kernel`` family (``rl-adv estimators --json``: the TF-IDF, length and feature kernels, and a tuned
+    kernel file named ``kernel:PATH``, ``rl-adv tune-kernel``, docs/kernel-lab.md)."""
+    from .catalogue import is_kernel_estimator as in_catalogue
+
+    return in_catalogue(name)
 
 
 #: The prefix of an advantage that names a kernel file (``kernel:PATH``; in a spec, PATH is relative to the spec file).

@@ -105,6 +105,8 @@ class RlAdvServe:
             argv = list(command)
         else:
             argv = resolve_rl_adv_command(command)  # type: ignore[arg-type]
+        #: the rl-adv command itself (what ``rl-adv estimators --json`` runs with)
+        self.command = list(argv)
         self.argv = [*argv, "serve", "--corpus", corpus, *extra_args]
         self.timeout = timeout
         self._next_id = 1

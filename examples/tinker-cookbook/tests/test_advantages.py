@@ -9,16 +9,16 @@ import unittest
 from functools import partial
 
 from tests import fakes, support
-from rl_adv_examples.advantages import (
+from rl_advantages.integrations.tinker_cookbook import (
     QUESTION_SUFFIX,
     AdvantageHook,
     QuestionRecoveryError,
     QuestionResolver,
     group_mean_diagnostics,
     loo_batch_means,
-    make_hook_for_arm,
     step_log_line,
 )
+from rl_adv_examples.arm_hook import make_hook_for_arm
 
 CONTRACT_KEYS = {
     "arm", "step", "estimator", "rollouts", "group_size", "groups", "rewards", "baselines", "loo_mean",
@@ -203,7 +203,7 @@ class HookTest(unittest.TestCase):
 
     def test_served_group_mean_sends_group_ids(self) -> None:
         stub = support.StubServe()
-        hook = AdvantageHook("p", "group_mean", self.log, self.dp.compute_advantages, serve=stub, resolver=QuestionResolver(), torch_module=self.mods["torch"], force_served=True)
+        hook = AdvantageHook("p", "group_mean", self.log, self.dp.compute_advantages, client=stub, resolver=QuestionResolver(), torch_module=self.mods["torch"], force_served=True)
         builders, groups = self.batch(8, 4)
         result = hook.compute_served(builders, groups, None)
         self.assertEqual(stub.requests[0]["group_ids"], [g for g in range(4) for _ in range(8)])
@@ -228,9 +228,49 @@ class HookTest(unittest.TestCase):
         self.assertEqual(self.read_log()[0]["estimator"], "kernel:/runs/sim/kernel.json")
         hook.uninstall()
 
-    def test_unknown_estimator_is_refused(self) -> None:
-        with self.assertRaises(ValueError):
-            make_hook_for_arm("x", "rloo", self.log, self.dp.compute_advantages, support.StubServe(), [])
+    def test_gs1_through_the_package(self) -> None:
+        # The hook's default client: rl_advantages.compute_advantages on a server fitted on GSM8K train; the
+        # catalogue says tfidf_kernel_loo reads prompts, so the questions are sent, not group ids.
+        import rl_advantages
+
+        corpus = os.path.join(str(support.GSM8K_DIR), "train.jsonl")
+        with rl_advantages.Server(corpus=corpus) as server:
+            hook = AdvantageHook("gs1", "tfidf_kernel_loo_T0.1", self.log, self.dp.compute_advantages, resolver=QuestionResolver(self.questions), torch_module=self.mods["torch"], server=server)
+            hook.install(self.train, self.dp)
+            builders, groups = self.batch(1, 32)
+            fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            hook.uninstall()
+            rewards = [g.get_total_rewards()[0] for g in groups]
+            expected = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", rewards, prompts=self.questions[:32], server=server)
+        self.assertEqual([t.tolist()[0] for t in self.train.last_advantages_P], [fakes.f32(a) for a in expected.advantages])
+        line = self.read_log()[0]
+        self.assertEqual(line["advantages"], expected.advantages.tolist())
+        self.assertEqual(line["baselines"], expected.baselines.tolist())
+        self.assertEqual((line["group_size"], line["max_self_weight"]), (1, 0.0))
+
+    def test_estimators_the_drivers_cannot_send_are_refused_by_the_catalogue(self) -> None:
+        for name, reason in (
+            ("nope", "rl-adv knows no estimator 'nope'"),
+            ("remax", "remax needs greedy_rewards, which the drivers do not send"),
+            ("prompt_value", "prompt_value keeps state across steps"),
+        ):
+            with self.assertRaises(ValueError) as caught:
+                make_hook_for_arm("x", name, self.log, self.dp.compute_advantages, support.StubServe(), [])
+            self.assertIn(reason, str(caught.exception))
+
+    def test_every_sendable_estimator_is_served_with_the_fields_it_reads(self) -> None:
+        # rloo and loo_batch_mean were refused, kernel_loo_T<T> was not a kernel estimator, before the catalogue.
+        # The package's hook sends the group ids when the estimator requires them, else the questions.
+        expected = {"rloo": (False, True), "group_mean_std": (False, True), "loo_batch_mean": (True, False), "length_bucket_loo": (True, False), "kernel:/k.json": (True, False)}
+        for name, (prompts, group_ids) in expected.items():
+            stub = support.StubServe()
+            hook = make_hook_for_arm("arm", name, self.log, self.dp.compute_advantages, stub, support.train_questions(), torch_module=self.mods["torch"])
+            hook.install(self.train, self.dp)
+            builders, groups = self.batch(2, 4)
+            fakes.run_async(self.train.prepare_minibatch(builders, groups, fakes.CharTokenizer(), None, 0.0, 0.0))
+            request = stub.requests[-1]
+            self.assertEqual((request["prompts"] is not None, request["group_ids"] is not None), (prompts, group_ids), name)
+            hook.uninstall()
 
 
 if __name__ == "__main__":

@@ -106,6 +106,27 @@ class KernelFileSpecTest(unittest.TestCase):
         self.assertFalse(is_kernel_estimator("kernel:"))
         self.assertFalse(is_kernel_estimator("rloo"))
         self.assertTrue(is_kernel_estimator("tfidf_kernel_loo_T0.1"))
+        # From the catalogue (rl-adv estimators --json), not a list of our own: kernel_loo_T<T> is a kernel estimator.
+        self.assertTrue(is_kernel_estimator("kernel_loo_T0.5"))
+        self.assertTrue(is_kernel_estimator("length_bucket_loo"))
+        self.assertFalse(is_kernel_estimator("loo_batch_mean"))
+        self.assertFalse(is_kernel_estimator("nope"))
+
+    def test_the_catalogue_is_rl_adv_estimators_json(self) -> None:
+        import json
+        import subprocess
+
+        from rl_adv_examples.catalogue import catalogue, estimator_entry, served_fields
+        from rl_adv_examples.serve_client import resolve_rl_adv_command
+
+        printed = json.loads(subprocess.run([*resolve_rl_adv_command(), "estimators", "--json"], capture_output=True, text=True, check=True).stdout)
+        self.assertEqual(catalogue(), printed["estimators"])
+        self.assertEqual(estimator_entry("tfidf_kernel_loo_T0.1")["name"], "tfidf_kernel_loo")
+        self.assertEqual(estimator_entry("shrinkage_loo_tfidf_kernel_loo_T0.1")["name"], "shrinkage_loo")
+        self.assertEqual(estimator_entry("passk_k4")["name"], "passk")
+        self.assertIsNone(estimator_entry("tfidf_kernel_loo_T"))
+        self.assertEqual(served_fields("group_mean"), {"group_ids"})
+        self.assertEqual(served_fields("tfidf_kernel_loo_T0.1"), {"prompts"})
 
     def test_load_spec_resolves_the_kernel_path_against_the_spec_folder(self) -> None:
         from rl_adv_examples.common import load_spec
@@ -220,6 +241,15 @@ class RunArmTest(unittest.TestCase):
         self.assertIn("pip install -r examples/tinker-cookbook/requirements.txt", err)
         self.assertNotIn("torch", sys.modules)
 
+    def test_missing_rl_advantages_package_is_exit_2_with_how_to_install(self) -> None:
+        from unittest import mock
+
+        fakes.install(fakes.FakeRecipe(self.questions, self.reward))
+        with mock.patch.dict(sys.modules, {"rl_advantages.integrations.tinker_cookbook": None}):
+            code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": "x"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("pip install ./python", err)
+
     def test_missing_api_key_and_unknown_arm(self) -> None:
         code, _, err = run_script(run_arm, self.args("grpo_g8"), env={"TINKER_API_KEY": ""})
         self.assertEqual((code, "TINKER_API_KEY" in err), (2, True))
@@ -283,7 +313,7 @@ class RunArmTest(unittest.TestCase):
                 for k in range(4):
                     handle.write(json.dumps({"task_id": f"gsm8k_train_{t}", "prompt": self.questions[t], "reward": float((t + k) % 3 == 0)}) + "\n")
         calibrated = subprocess.run(
-            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--bootstrap", "0", "--json"],
+            command + ["calibrate", "--input", calibration, "--corpus", os.path.join(support.GSM8K_DIR, "train.jsonl"), "--batches", "200", "--interval", "none", "--json"],
             capture_output=True, text=True,
         )
         self.assertEqual(calibrated.returncode, 0, calibrated.stderr)
@@ -549,7 +579,7 @@ class PreflightEndToEndTest(unittest.TestCase):
     def test_a_hook_that_changes_the_stock_advantages_fails_the_baseline(self) -> None:
         from unittest import mock
 
-        from rl_adv_examples.advantages import AdvantageHook
+        from rl_advantages.integrations.tinker_cookbook import AdvantageHook
 
         fakes.install()
         shifted = lambda self, groups: [t - (-1e-3) for t in self.stock_compute(groups)]  # noqa: E731

@@ -13,10 +13,10 @@ import unittest
 from unittest import mock
 
 from tests import fakes, support
-from rl_adv_examples.advantages import QuestionRecoveryError, QuestionResolver
+from rl_advantages.integrations.tinker_cookbook import QuestionRecoveryError, QuestionResolver
 from rl_adv_examples.common import COOKBOOK_PIN, COOKBOOK_RECORD_REV, DriverError, load_spec
 from rl_adv_examples.grading import load_gsm8k
-from rl_adv_examples.advantages import prepare_resumed_log
+from rl_advantages.integrations.tinker_cookbook import prepare_resumed_log
 from rl_adv_examples.provenance import LoraSeed, append_provenance, check_cookbook_revision, expected_cookbook_revision, installed_cookbook_revision
 
 import eval_gsm8k

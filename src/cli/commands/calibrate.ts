@@ -6,11 +6,13 @@ import { calibrationJson, type VectorizerSource } from '../../calibration/json.j
 import { RlAdvantagesError } from '../../errors.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
+import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import { resolveKernelEstimatorName } from '../../kernels/resolve.js';
 import { num, plural, table } from '../format.js';
 import { calibrationPage } from '../../report/pages.js';
-import { atRow, displayName, inputError, loadVectorizer, readJsonl, writeText, type Row } from '../io.js';
+import { atRow, displayName, inputError, loadVectorizer, readJsonl, type Row } from '../io.js';
+import { forceOption, inputOption, kernelFiles, outputOption, writeOutput } from '../outputs.js';
 import { addVectorizerOptions, flagNames, integerOption, listOption, nonNegativeOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 
@@ -29,7 +31,10 @@ interface CalibrateOptions {
   seed: string;
   json?: boolean;
   html?: string;
+  output: string;
+  force?: boolean;
   bar: number;
+  estimatorModule?: string[];
 }
 
 /** The library's option names, as the command line spells them. */
@@ -61,12 +66,17 @@ export function calibrationText(c: BeffCalibration): string {
     num(e.ratio),
     num(e.ratioSe),
     e.ratioCi95 === null ? '-' : `[${num(e.ratioCi95[0])}, ${num(e.ratioCi95[1])}]`,
+    num(e.explainedVariance ?? null),
   ]);
   return (
     `B_eff calibration (docs/method.md section 4): ${plural(c.tasks, 'task')}, ${plural(c.rollouts, 'rollout')}, ${mode}\n` +
     `B = ${c.batchSize}, ${c.batches} batches${noise}, ${interval}, seed ${JSON.stringify(c.seed)}\n\n` +
-    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)'], rows) +
-    '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n'
+    table(['estimator', 'MSE raw', 'MSE corrected', 'B_eff', `ratio vs ${c.reference}`, 'MC SE', '95% CI (tasks)', 'EV'], rows) +
+    '\nratio = B_eff(estimator) / B_eff(reference) = Var(A_reference) / Var(A_estimator); above 1 the estimator is better.\n' +
+    'EV = 1 - sum (r - b)^2 / sum (r - rbar)^2 (the explained variance of EVPO, > 0 when b beats no baseline); ratio ~ (1 - EV_ref) / (1 - EV) (docs/method.md section 4.4).\n' +
+    Object.entries(c.inSample ?? {})
+      .map(([name, s]) => `IN-SAMPLE: ${name} was tuned on ${s.tasks} of these ${s.of} tasks; its ratio is not what to expect on new tasks.\n`)
+      .join('')
   );
 }
 
@@ -119,6 +129,7 @@ function vectorizerSource(options: CalibrateOptions): VectorizerSource {
 }
 
 async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
+  await loadEstimatorModules(options.estimatorModule);
   // prompt_value learns across steps; a calibration scores one batch at a time: skipped, and said so.
   if (isStatefulEstimator(options.reference)) {
     throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
@@ -127,9 +138,9 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     io.stderr.write(`rl-adv: skipping ${name}: it keeps a per-prompt value across training steps, and a calibration scores one batch at a time\n`);
   }
   options = { ...options, estimators: options.estimators.filter((name) => !isStatefulEstimator(name)) };
-  if (options.bootstrap !== undefined && options.bootstrap !== 0) {
+  if (options.bootstrap !== undefined) {
     throw new CliUsageError(
-      '--bootstrap: the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); the interval is now the delete-one-task jackknife (--interval jackknife, the default) or none (--interval none)',
+      `--bootstrap ${options.bootstrap}: the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); the interval is now the delete-one-task jackknife (--interval jackknife, the default) or none (--interval none)`,
     );
   }
   const names = [options.reference, ...options.estimators];
@@ -180,7 +191,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
   const calibrateOptions: CalibrateBeffOptions = {
     batchSize: options.batchSize,
     batches: options.batches,
-    interval: options.bootstrap === 0 ? 'none' : options.interval,
+    interval: options.interval,
     noise: options.noise,
     estimators: options.estimators,
     reference: options.reference,
@@ -189,6 +200,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     seed: /^-?\d+$/.test(options.seed) ? Number(options.seed) : options.seed,
     ...(vectorizer === undefined ? {} : { vectorizer }),
     ...(bar.onProgress === undefined ? {} : { onProgress: bar.onProgress }),
+    onWarning: (message) => io.stderr.write(`rl-adv: warning: ${message}\n`),
   };
   let result: BeffCalibration;
   try {
@@ -208,9 +220,10 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     bar.stop();
   }
   const json = calibrationJson(result, vectorizerSource(options));
-  if (options.html !== undefined) await writeText(options.html, await calibrationPage(json, options.bar), io, '--html');
+  const force = options.force === true;
+  if (options.html !== undefined) await writeOutput(options.html, await calibrationPage(json, options.bar), io, '--html', force);
   const text = options.json === true ? JSON.stringify(json, null, 2) + '\n' : calibrationText(result);
-  io.stdout.write(text);
+  await writeOutput(options.output, text, io, '--output', force);
 }
 
 /** Registers `rl-adv calibrate`. */
@@ -226,11 +239,11 @@ export function register(program: Command, io: CliIo): void {
         'Input: JSON lines, one rollout a line: {"task_id": "gsm8k_train_7400", "prompt": "...", "reward": 1}.\n' +
         'Every task has G >= 2 rollouts (corrected mode) or every task has exactly 1 (single-rollout mode).',
     )
-    .requiredOption('--input <file>', 'the calibration rollouts, JSON lines ("-" for standard input)');
+    .addOption(inputOption('--input <file>', 'the calibration rollouts, JSON lines ("-" for standard input)').makeOptionMandatory());
   addVectorizerOptions(command)
     .option('--batch-size <n>', 'B, distinct tasks per batch', integerOption(2), 32)
-    .option('--estimators <names>', 'comma-separated estimators to score', listOption, ['tfidf_kernel_loo_T0.1'])
-    .option('--reference <name>', 'the estimator every ratio is relative to', 'loo_batch_mean')
+    .addOption(inputOption('--estimators <names>', 'comma-separated estimators to score', kernelFiles).argParser(listOption).default(['tfidf_kernel_loo_T0.1']))
+    .addOption(inputOption('--reference <name>', 'the estimator every ratio is relative to', kernelFiles).default('loo_batch_mean'))
     .option('--batches <n>', 'M, Monte-Carlo batches', integerOption(2), 20000)
     .addOption(
       new Option('--interval <method>', "each ratio's 95% interval over tasks (docs/method.md section 4.1)")
@@ -242,11 +255,14 @@ export function register(program: Command, io: CliIo): void {
         .choices(['pooled', 'per-task'])
         .default('pooled'),
     )
-    .addOption(new Option('--bootstrap <n>', 'removed; 0 is accepted as --interval none').argParser(integerOption(0)).hideHelp())
+    .addOption(new Option('--bootstrap <n>', 'removed: an error that names --interval').argParser(integerOption(0)).hideHelp())
     .option('--seed <seed>', 'seed of every random draw: the same seed gives the same numbers', '0')
     .option('--json', 'print the calibration JSON (figures and the settings that reproduce them, docs/method.md section 9)')
-    .option('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page')
-    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03)
+    .addOption(outputOption('--output <file>', 'where to write the table (or with --json the JSON; "-" for standard output)').default('-'))
+    .addOption(outputOption('--html <file>', 'also write the B_eff chart and table as a self-contained HTML page'))
+    .addOption(forceOption())
+    .option('--bar <ratio>', "the gate's bar drawn on the --html chart (the shipped spec's minimum ratio)", nonNegativeOption, 1.03);
+  addEstimatorModuleOption(command)
     .action(async (options: CalibrateOptions) => run(options, io));
   withExamples(command, [
     'rl-adv calibrate --input calibration.jsonl --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl',

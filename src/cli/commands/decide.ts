@@ -1,16 +1,16 @@
 // rl-adv decide: the spec's paired decision (docs/method.md section 5) on two arms' per-item results.
 import { Option, type Command } from 'commander';
 import { RlAdvantagesError } from '../../errors.js';
-import { decide, decisionJson, notSpecMethodNote, type Decision } from '../../stats/decision.js';
+import { DECISION_SCOPE_WORDS, decide, decisionJson, notSpecMethodNote, type Decision } from '../../stats/decision.js';
 import type { PairedItem } from '../../stats/items.js';
 import { decisionPage } from '../../report/pages.js';
 import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
 import { num, plural, signed, table } from '../format.js';
-import { writeText } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { checkPairs, itemError, readPredictions, type Arm } from '../predictions.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { shippedSpecPath, specOption } from '../shipped-spec.js';
 
 interface DecideOptions {
   spec?: string;
@@ -19,6 +19,7 @@ interface DecideOptions {
   method?: string;
   json?: boolean;
   html?: string;
+  force?: boolean;
 }
 
 /** Each arm's mean of a criterion's metric (its accuracy for `correct` rows), shown beside the difference. */
@@ -42,7 +43,12 @@ const METHOD_WORDS: Readonly<Record<Decision['method'], string>> = {
   paired_hoeffding: 'paired Hoeffding',
   paired_empirical_bernstein: 'paired empirical Bernstein',
   paired_exact_binomial: 'paired exact binomial',
+  paired_exact_unconditional: 'paired exact unconditional',
+  paired_tango: 'paired Tango score (asymptotic: coverage not guaranteed)',
 };
+
+/** What the interval covers: the words `decide` and the report print under a decision. */
+const DECISION_SCOPE = `scope: ${DECISION_SCOPE_WORDS}`;
 
 /** Correct counts per arm (treatment first) when every item of both arms is a `correct` row; else none. */
 function accuracies(treatment: Arm, baseline: Arm): { arm: string; correct: number; n: number }[] {
@@ -70,14 +76,14 @@ export function decisionText(d: Decision, means: Readonly<Record<string, ArmMean
     c.metric,
     ...(shown ? [num(means[c.id]?.treatment), num(means[c.id]?.baseline)] : []),
     signed(c.estimate),
-    // The exact interval is not centred on the estimate: its half-width is (upper - lower) / 2, shown without ±.
-    d.method === 'paired_exact_binomial' ? num(c.halfWidth) : `±${num(c.halfWidth)}`,
+    // The 0/1 methods' intervals are not centred on the estimate: the half-width is (upper - lower) / 2, shown without ±.
+    d.method === 'paired_hoeffding' || d.method === 'paired_empirical_bernstein' ? `±${num(c.halfWidth)}` : num(c.halfWidth),
     `[${signed(c.lower)}, ${signed(c.upper)}]`,
     signed(c.margin),
     c.verdict,
   ]);
   const arms = shown ? ['treatment', 'baseline'] : [];
-  return head + table(['criterion', 'metric', ...arms, 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n`;
+  return head + table(['criterion', 'metric', ...arms, 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n${DECISION_SCOPE}\n`;
 }
 
 async function run(options: DecideOptions, io: CliIo): Promise<void> {
@@ -95,7 +101,7 @@ async function run(options: DecideOptions, io: CliIo): Promise<void> {
   const means: Record<string, ArmMeans> = {};
   for (const c of decision.criteria) means[c.id] = { treatment: armMean(treatment.items, c.metric), baseline: armMean(baseline.items, c.metric) };
   const json = decisionJson(decision);
-  if (options.html !== undefined) await writeText(options.html, await decisionPage(json, accuracies(treatment, baseline)), io, '--html');
+  if (options.html !== undefined) await writeOutput(options.html, await decisionPage(json, accuracies(treatment, baseline)), io, '--html', options.force === true);
   io.stdout.write(options.json === true ? JSON.stringify(json, null, 2) + '\n' : decisionText(decision, means));
 }
 
@@ -107,19 +113,23 @@ export function register(program: Command, io: CliIo): void {
     .description(
       "Applies the spec's decision_rule (docs/method.md section 5): items are paired by item_id, each criterion " +
         "gets the interval of the rule's method (paired_hoeffding: mean(d) ± R·sqrt(ln(2k/alpha)/(2n))) and the " +
-        'verdict validated (lower > margin), failed (upper < margin) or inconclusive. Prediction files are JSON ' +
+        'verdict validated (lower > margin), failed (upper < margin) or inconclusive. For 0/1 outcomes ' +
+        'paired_exact_unconditional keeps the guarantee with the narrowest interval; paired_tango is asymptotic ' +
+        '(its coverage falls below the level at small n: docs/method.md section 5.7). Each arm is one training run: ' +
+        'the interval covers the sampling of test items, not run-to-run variation. Prediction files are JSON ' +
         'lines, one item a line: {"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
-    .requiredOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)")
-    .requiredOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)")
+    .addOption(specOption())
+    .addOption(inputOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)").makeOptionMandatory())
+    .addOption(inputOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)").makeOptionMandatory())
     .addOption(
       new Option('--method <name>', "another interval than the spec's, for exploration (the output says it is not the spec's method)").choices(
         DECISION_METHOD_NAMES,
       ),
     )
     .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}')
-    .option('--html <file>', 'also write the decision chart as a self-contained HTML page')
+    .addOption(outputOption('--html <file>', 'also write the decision chart as a self-contained HTML page'))
+    .addOption(forceOption())
     .action(async (options: DecideOptions) => run(options, io));
   withExamples(command, [
     'rl-adv decide --spec gs1-vs-grpo.spec.json --treatment gs1.jsonl --baseline grpo.jsonl',

@@ -9,6 +9,7 @@ import { missingGateMetricReasons } from '../../study/gate-metrics-missing.js';
 import { num, table } from '../format.js';
 import { inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 
 interface GateMetricsOptions {
@@ -16,6 +17,8 @@ interface GateMetricsOptions {
   calibration?: string;
   pilotLog: string[];
   json?: boolean;
+  output: string;
+  force?: boolean;
 }
 
 /**
@@ -115,8 +118,8 @@ async function run(options: GateMetricsOptions, io: CliIo): Promise<void> {
   if (options.json === true) {
     // stdout is the object rl-adv gate reads; why a metric is missing goes to stderr.
     for (const [name, why] of Object.entries(reasons)) io.stderr.write(`rl-adv: note: ${name} is missing: ${why}\n`);
-    io.stdout.write(JSON.stringify(metrics, null, 2) + '\n');
-  } else io.stdout.write(metricsText(metrics, reasons));
+    await writeOutput(options.output, JSON.stringify(metrics, null, 2) + '\n', io, '--output', options.force === true);
+  } else await writeOutput(options.output, metricsText(metrics, reasons), io, '--output', options.force === true);
 }
 
 /** Registers `rl-adv gate-metrics`. */
@@ -130,15 +133,20 @@ export function register(program: Command, io: CliIo): void {
         'advantage logs (advantages.jsonl, one training step of one arm a line). A metric that cannot be ' +
         'computed is left out, and rl-adv gate then fails its check as missing.',
     )
-    .requiredOption('--spec <file>', 'the study spec (JSON): which arm is GS1 and which GRPO')
-    .option('--calibration <file>', 'the output of rl-adv calibrate --json (without it the offline B_eff ratio is missing)')
-    .option(
-      '--pilot-log <arm=file>',
-      "a pilot's advantage log; ARM=FILE checks that every row is that arm's, FILE alone groups rows by their arm (repeatable)",
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+    .addOption(inputOption('--spec <file>', 'the study spec (JSON): which arm is GS1 and which GRPO').makeOptionMandatory())
+    .addOption(inputOption('--calibration <file>', 'the output of rl-adv calibrate --json (without it the offline B_eff ratio is missing)'))
+    .addOption(
+      inputOption(
+        '--pilot-log <arm=file>',
+        "a pilot's advantage log; ARM=FILE checks that every row is that arm's, FILE alone groups rows by their arm (repeatable)",
+        (values) => (values as string[]).map((v) => splitPilotLog(v).file),
+      )
+        .argParser((value: string, previous: string[]) => [...previous, value])
+        .default([] as string[]),
     )
     .option('--json', 'print the metrics object (the input of rl-adv gate --metrics)')
+    .addOption(outputOption('--output <file>', 'where to write the metrics (the table, or with --json the object; "-" for standard output)').default('-'))
+    .addOption(forceOption())
     .action(async (options: GateMetricsOptions) => run(options, io));
   withExamples(command, [
     'rl-adv gate-metrics --spec gs1-vs-grpo.spec.json --calibration calibration.json \\\n' +

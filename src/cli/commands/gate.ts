@@ -9,7 +9,8 @@ import { num, plural, table } from '../format.js';
 import { displayName, inputError, lineOfPath, parseJson, readText } from '../io.js';
 import { CliExit, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { shippedSpecPath, specOption } from '../shipped-spec.js';
+import { inputOption } from '../outputs.js';
 
 interface GateOptions {
   spec?: string;
@@ -92,8 +93,8 @@ export function register(program: Command, io: CliIo): void {
         'it fails, 2 for bad input. --metrics is a JSON object of metric name -> number (as rl-adv ' +
         'gate-metrics prints it).',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
-    .requiredOption('--metrics <file>', 'the measured metrics (JSON object)')
+    .addOption(specOption())
+    .addOption(inputOption('--metrics <file>', 'the measured metrics (JSON object)').makeOptionMandatory())
     .option('--json', 'print {passed, checks: [{metric, value, min, max, status}]}')
     .action(async (options: GateOptions) => run(options, io));
   withExamples(command, [

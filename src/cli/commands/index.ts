@@ -5,6 +5,7 @@ import { register as advantages } from './advantages.js';
 import { register as calibrate } from './calibrate.js';
 import { register as data } from './data.js';
 import { register as decide } from './decide.js';
+import { register as estimators } from './estimators.js';
 import { register as gateMetrics } from './gate-metrics.js';
 import { register as gate } from './gate.js';
 import { register as plan } from './plan.js';
@@ -19,7 +20,7 @@ import { register as tuneKernel } from './tune-kernel.js';
 export type RegisterCommand = (program: Command, io: CliIo) => void;
 
 /** The commands, in help order. */
-export const COMMANDS: readonly RegisterCommand[] = [study, report, advantages, tfidf, serve, calibrate, tuneKernel, gateMetrics, gate, decide, plan, data, spec];
+export const COMMANDS: readonly RegisterCommand[] = [study, report, advantages, estimators, tfidf, serve, calibrate, tuneKernel, gateMetrics, gate, decide, plan, data, spec];
 
 /** Adds every command to `program`. */
 export function registerCommands(program: Command, io: CliIo): void {

@@ -2,14 +2,14 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { powerPage } from '../../report/pages.js';
 import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../stats/design-power.js';
-import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
+import { ASYMPTOTIC_DECISION_METHODS, DECISION_METHOD_NAMES } from '../../stats/method-names.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { num, plural, signed, table } from '../format.js';
-import { writeText } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { integerOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { shippedSpecPath, specOption } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
 
 interface PlanOptions {
@@ -20,6 +20,7 @@ interface PlanOptions {
   method?: string;
   json?: boolean;
   html?: string;
+  force?: boolean;
 }
 
 /** The `--json` form, snake_case: the Hoeffding plan's keys, then `power` (null when no criterion compares 0/1 outcomes). */
@@ -96,16 +97,29 @@ const SOURCE_WORDS: Readonly<Record<DesignPowerJson['discordance']['source'], st
   assumed: 'assumed: give --discordance D or --pilot T.jsonl,B.jsonl',
 };
 
+/** The exact unconditional interval's refined lowest coverage (validation/decision-coverage-refined.mjs). */
+const EXACT_UNCONDITIONAL_WORST = 'enumerated over delta and D at n = 10 to 1319, is 0.9501 (n = 1319; docs/method.md section 5.7)';
+
 /** The power section: thresholds and n for 80% power per method, then P(validated) / P(failed) per true difference. */
 export function powerText(p: DesignPowerJson): string {
   const methods = p.thresholds.map((t) => t.method);
   const head =
     `power of criterion ${p.criterion} (margin ${signed(p.margin)}), discordance D = ${num(p.discordance.value)} (${SOURCE_WORDS[p.discordance.source]}); ` +
     `exact over the paired counts (docs/method.md section 5.6)\n\n`;
+  const asymptotic = methods.filter((m) => ASYMPTOTIC_DECISION_METHODS.includes(m));
+  const exact = methods.includes('paired_exact_unconditional')
+    ? `\npaired_exact_unconditional: each end misses with probability <= alpha/(2k) whatever D; its lowest coverage, ${EXACT_UNCONDITIONAL_WORST}.\n`
+    : '';
+  const warn =
+    exact +
+    (asymptotic.length === 0
+      ? ''
+      : `${exact === '' ? '\n' : ''}${asymptotic.join(', ')}: asymptotic, its coverage is not guaranteed (lowest measured 0.835 at n = 10, docs/method.md section 5.7); ` +
+        'paired_exact_unconditional keeps the guarantee at nearly the same power.\n');
   const first = table(
     ['method', 'validates if observed >=', 'fails if observed <=', 'n for 80% power at 0'],
     p.thresholds.map((t) => [
-      t.method,
+      ASYMPTOTIC_DECISION_METHODS.includes(t.method) ? `${t.method} (asymptotic)` : t.method,
       t.validates_at === null ? 'never' : signed(t.validates_at),
       t.fails_at === null ? 'never' : signed(t.fails_at),
       String(p.n_for_80_percent_power[t.method] ?? `not below ${p.n_cap}`),
@@ -123,7 +137,7 @@ export function powerText(p: DesignPowerJson): string {
     ]),
   );
   return (
-    `${head}${first}\n(observed differences at ${p.thresholds[0]?.discordant ?? 0} discordant pairs, round(nD))\n\n` +
+    `${head}${first}\n(observed differences at ${p.thresholds[0]?.discordant ?? 0} discordant pairs, round(nD))\n${warn}\n` +
     `P(validated) / P(failed) at each true difference:\n\n${second}`
   );
 }
@@ -148,6 +162,30 @@ function pilotOption(value: string): string[] {
   return files;
 }
 
+/**
+ * What the decision is about, from `decision_rule.seeds`: one run per arm makes it a statement about two
+ * checkpoints; what more seeds would buy (docs/method.md section 5.1).
+ */
+export function scopeText(seeds: unknown): string {
+  const list = Array.isArray(seeds) ? seeds : [];
+  const base =
+    'scope: each arm is one training run, so the interval covers which test items were drawn, not the run-to-run ' +
+    'variation of training; a validated verdict is about these two checkpoints, not yet about the methods.';
+  if (list.length <= 1) {
+    return (
+      `${base} decision_rule.seeds lists ${list.length === 1 ? `one seed (${JSON.stringify(list[0])})` : 'no seed'}. ` +
+      'Listing S seeds (S runs per arm, paired by item and seed) would let the decision average over training runs: ' +
+      'Var(mean difference) = Var_items / (n S) + Var_runs / S, and Var_runs, which one seed cannot see, could then be estimated.\n'
+    );
+  }
+  return (
+    `${base} decision_rule.seeds lists ${list.length} seeds (${list.map((x) => JSON.stringify(x)).join(', ')}): with one run ` +
+    `per arm per seed, Var(mean difference) = Var_items / (n ${list.length}) + Var_runs / ${list.length}, and the run-to-run part can be ` +
+    'estimated from the seeds; `rl-adv study` trains one seed per arm (the arms must share it), so the other seeds ' +
+    'need their own runs and the per-seed decisions are not yet combined.\n'
+  );
+}
+
 async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.discordance !== undefined && options.pilot !== undefined) {
     throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
@@ -169,14 +207,14 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.html !== undefined) {
     if (power === null) throw new CliUsageError('--html: no criterion compares 0/1 outcomes, so there is no power chart to draw');
     const subtitle = `criterion ${power.criterion}, n = ${n}, alpha = ${rule.alpha}, discordance ${num(discordance.value)} (${discordance.source})`;
-    await writeText(options.html, await powerPage(power.power, power.margin, subtitle), io, '--html');
+    await writeOutput(options.html, await powerPage(power.power, power.margin, subtitle), io, '--html', options.force === true);
   }
   if (options.json === true) {
     io.stdout.write(JSON.stringify(planJson(plan, power), null, 2) + '\n');
     return;
   }
   const none = 'no power: no criterion compares 0/1 outcomes (bounds [0, 1], weights (1, -1) or (-1, 1))\n';
-  io.stdout.write(`${planText(plan)}\n${power === null ? none : powerText(power)}`);
+  io.stdout.write(`${planText(plan)}\n${power === null ? none : powerText(power)}\n${scopeText(rule.seeds)}`);
 }
 
 /** Registers `rl-adv plan`. */
@@ -192,13 +230,16 @@ export function register(program: Command, io: CliIo): void {
         'differences -0.05..+0.05 and the n for 80% power at a true difference of 0, exact over the paired counts ' +
         "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so).",
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC})`)
+    .addOption(specOption())
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))
     .option('--discordance <d>', 'D, the share of items the two arms disagree on, in (0, 1] (default 0.2, assumed)', discordanceOption)
-    .option('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', pilotOption)
-    .addOption(new Option('--method <name>', 'the power of this method only (default: all three)').choices(DECISION_METHOD_NAMES))
+    .addOption(
+      inputOption('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', (v) => v as string[]).argParser(pilotOption),
+    )
+    .addOption(new Option('--method <name>', 'the power of this method only (default: all; paired_tango is asymptotic)').choices(DECISION_METHOD_NAMES))
     .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
-    .option('--html <file>', 'also write the power chart as a self-contained HTML page')
+    .addOption(outputOption('--html <file>', 'also write the power chart as a self-contained HTML page'))
+    .addOption(forceOption())
     .action(async (options: PlanOptions) => run(options, io));
   withExamples(command, [
     'rl-adv plan --spec gs1-vs-grpo.spec.json',

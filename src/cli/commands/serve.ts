@@ -4,32 +4,69 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { RlAdvantagesError } from '../../errors.js';
 import type { StatefulEstimator } from '../../estimators/prompt-value.js';
-import { ESTIMATOR_NAMES, isStatefulEstimator } from '../../estimators/registry.js';
+import { catalogueJson, specFromWire, wireMessage } from '../../estimators/catalogue-json.js';
+import { camelCase, snakeCase } from '../../estimators/descriptor.js';
+import { isStatefulEstimator } from '../../estimators/registry.js';
+import { knownNames, parseName } from '../../estimators/spec.js';
+import { didYouMean } from '../../internal/suggest.js';
 import type { Batch, Estimator, EstimatorDiagnostics, EstimatorResult } from '../../estimators/types.js';
 import { describe } from '../../internal/validate.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
-import { cliEstimator, cliStatefulEstimator, type CliEstimatorOptions } from '../estimator.js';
+import { cliEstimator, cliStatefulEstimator, type CliEstimatorOptions, type CliEstimatorSpec } from '../estimator.js';
+import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
 import { loadVectorizer, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
+import { ServeSessions, sessionId } from '../serve-sessions.js';
 import { withExamples, type CliIo } from '../core.js';
 
 /** A request id: echoed in the response. */
 type RequestId = string | number;
 
+/** The error of a request line that fails. */
+interface ErrorBody {
+  code: string;
+  message: string;
+  field?: string;
+  index?: number;
+}
+
 /** What a request line that fails gets back. */
 interface ErrorResponse {
   id: RequestId | null;
-  error: { code: string; message: string };
+  error: ErrorBody;
 }
 
 /** A request's error before the estimator runs: a code of its own, and the field in the message. */
 class BadRequest extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  readonly field: string | undefined;
+  constructor(code: string, message: string, field?: string) {
     super(message);
     this.code = code;
+    this.field = field;
   }
 }
+
+/** The fields of an estimator request besides the estimator's own parameters (snake_case, at the top level). */
+export const REQUEST_FIELDS: readonly string[] = Object.freeze([
+  'id',
+  'op',
+  'estimator',
+  'rewards',
+  'prompts',
+  'group_ids',
+  'features',
+  'mask',
+  'lengths',
+  'greedy_rewards',
+  'reward_components',
+  'session',
+  'update',
+  'prompt_value',
+]);
+
+/** The ops a request may name (an estimator request has none). */
+const OPS: readonly string[] = Object.freeze(['describe', 'state_dict', 'load_state_dict']);
 
 /** A bare NaN / Infinity / -Infinity token (tested on the line with its strings emptied): Python's json.dumps writes them by default. */
 const NON_FINITE = /(?:^|[[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
@@ -48,11 +85,7 @@ export function idOfBrokenLine(line: string): RequestId | null {
 
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
-/** Sessions of stateful estimators kept at most: state is never dropped silently, a new session beyond is an error. */
-const SESSION_LIMIT = 4096;
 
-/** The estimator options a request may give, wire name -> library name. */
-const OPTION_FIELDS = { normalize: 'normalize', epsilon: 'epsilon', std_floor: 'stdFloor', singleton: 'singleton' } as const;
 
 /** The diagnostics as the wire names them. */
 function diagnosticsJson(d: EstimatorDiagnostics): Record<string, number> {
@@ -65,10 +98,28 @@ function diagnosticsJson(d: EstimatorDiagnostics): Record<string, number> {
   };
 }
 
-function requestOptions(r: Record<string, unknown>): CliEstimatorOptions {
+/**
+ * The estimator's parameters given at the top level of the request (snake_case; null is not given). A field that is
+ * neither a request field nor a parameter of the estimator is an error suggesting the closest known name.
+ */
+function requestOptions(r: Record<string, unknown>, spec: CliEstimatorSpec): CliEstimatorOptions {
+  const { descriptor } = parseName(typeof spec === 'string' ? spec : spec.name);
+  const parameters = descriptor.parameters.map((p) => snakeCase(p.name));
   const options: Record<string, unknown> = {};
-  for (const [wire, name] of Object.entries(OPTION_FIELDS)) if (r[wire] !== undefined && r[wire] !== null) options[name] = r[wire];
+  for (const [key, value] of Object.entries(r)) {
+    if (REQUEST_FIELDS.includes(key)) continue;
+    if (!parameters.includes(key)) {
+      const takes = parameters.length === 0 ? `${descriptor.name} takes no options` : `${descriptor.name}'s options: ${parameters.join(', ')}`;
+      throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(key)}${didYouMean(key, [...REQUEST_FIELDS, ...parameters])}; ${takes}`, key);
+    }
+    if (value !== null) options[camelCase(key)] = value;
+  }
   return options as CliEstimatorOptions;
+}
+
+/** The cache key of an estimator and its options (also how a session's clash names it). */
+function keyOf(spec: CliEstimatorSpec, options: CliEstimatorOptions): string {
+  return `${typeof spec === 'string' ? spec : JSON.stringify(spec)} ${JSON.stringify(options)}`;
 }
 
 function requestBatch(r: Record<string, unknown>): Batch {
@@ -83,6 +134,7 @@ function requestBatch(r: Record<string, unknown>): Batch {
   if (r.features !== undefined && r.features !== null) batch.features = r.features as number[][];
   if (r.lengths !== undefined && r.lengths !== null) batch.lengths = r.lengths as number[];
   if (r.greedy_rewards !== undefined && r.greedy_rewards !== null) batch.greedyRewards = r.greedy_rewards as number[];
+  if (r.reward_components !== undefined && r.reward_components !== null) batch.rewardComponents = r.reward_components as number[][];
   if (r.mask !== undefined && r.mask !== null) batch.mask = r.mask as boolean[];
   return batch;
 }
@@ -94,17 +146,17 @@ function requestBatch(r: Record<string, unknown>): Batch {
 export class RequestHandler {
   readonly #vectorizer: TfidfVectorizer | undefined;
   readonly #estimators = new Map<string, Estimator>();
-  readonly #sessions = new Map<string, { key: string; estimator: StatefulEstimator }>();
+  readonly #sessions = new ServeSessions();
 
   constructor(vectorizer: TfidfVectorizer | undefined) {
     this.#vectorizer = vectorizer;
   }
 
-  #estimator(name: string, options: CliEstimatorOptions): Estimator {
-    const key = `${name} ${JSON.stringify(options)}`;
+  #estimator(spec: CliEstimatorSpec, options: CliEstimatorOptions): Estimator {
+    const key = keyOf(spec, options);
     let estimator = this.#estimators.get(key);
     if (estimator === undefined) {
-      estimator = cliEstimator(name, this.#vectorizer, 'rl-adv serve', options);
+      estimator = cliEstimator(spec, this.#vectorizer, 'rl-adv serve', options);
       if (this.#estimators.size >= CACHE_LIMIT) this.#estimators.clear();
       this.#estimators.set(key, estimator);
     }
@@ -112,25 +164,38 @@ export class RequestHandler {
   }
 
   /** A stateful estimator's step: compute from the session's state, then update it (unless "update": false). */
-  #statefulStep(name: string, r: Record<string, unknown>, batch: Batch): EstimatorResult {
-    const session = r.session;
-    if (!((typeof session === 'string' && session !== '') || (typeof session === 'number' && Number.isFinite(session)))) {
-      throw new BadRequest('missing_field', `field "session" is required for ${name}, which keeps state across requests: a non-empty string or a number, got ${describe(session)}`);
-    }
-    const options = { ...requestOptions(r), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
-    const key = `${name} ${JSON.stringify(options)}`;
-    const id = String(session);
-    let entry = this.#sessions.get(id);
-    if (entry === undefined) {
-      if (this.#sessions.size >= SESSION_LIMIT) throw new BadRequest('too_many_sessions', `this server keeps at most ${SESSION_LIMIT} sessions`);
-      entry = { key, estimator: cliStatefulEstimator(name, this.#vectorizer, 'rl-adv serve', options) };
-      this.#sessions.set(id, entry);
-    } else if (entry.key !== key) {
-      throw new BadRequest('bad_request', `session ${JSON.stringify(id)} was started as ${entry.key}; a session keeps one estimator and its options`);
-    }
-    const result = entry.estimator.compute(batch);
-    if (r.update !== false) entry.estimator.update(batch);
-    return result;
+  #statefulStep(spec: CliEstimatorSpec, r: Record<string, unknown>, batch: Batch): { result: EstimatorResult; name: string } {
+    const id = sessionId(r.session, `${typeof spec === 'string' ? spec : spec.name}, which keeps state across requests`);
+    const options = this.#statefulOptions(spec, r);
+    const create = (): StatefulEstimator => cliStatefulEstimator(spec, this.#vectorizer, 'rl-adv serve', options);
+    return this.#sessions.step(id, keyOf(spec, options), create, batch, r.update !== false);
+  }
+
+  /** A stateful estimator's options: its parameters at the top level, and the "prompt_value" object. */
+  #statefulOptions(spec: CliEstimatorSpec, r: Record<string, unknown>): CliEstimatorOptions {
+    return { ...requestOptions(r, spec), ...(r.prompt_value === undefined ? {} : { promptValue: r.prompt_value as CliEstimatorOptions['promptValue'] }) } as CliEstimatorOptions;
+  }
+
+  /** load_state_dict: the request's session restored from its "state", for its estimator; returns the session id. */
+  #loadStateDict(r: Record<string, unknown>): string {
+    const session = sessionId(r.session, 'a load_state_dict request');
+    if (r.state === undefined) throw new BadRequest('missing_field', 'field "state" is required: the "state" of a state_dict response', 'state');
+    if (r.estimator === undefined) throw new BadRequest('missing_field', 'field "estimator" is required: the "estimator" of a state_dict response', 'estimator');
+    const spec = specFromWire(r.estimator, 'estimator');
+    const { state, op: _op, ...rest } = r;
+    const options = this.#statefulOptions(spec, rest);
+    const create = (): StatefulEstimator => {
+      if (!isStatefulEstimator(spec)) {
+        throw new RlAdvantagesError(`estimator ${JSON.stringify(typeof spec === 'string' ? spec : spec.name)} keeps no state: load_state_dict restores a stateful estimator's session`, {
+          code: 'bad_request',
+          field: 'estimator',
+        });
+      }
+      return cliStatefulEstimator(spec, this.#vectorizer, 'rl-adv serve', options);
+    };
+    const explicit = Object.keys(options).length > 0 || (typeof spec === 'object' && Object.keys(spec).some((key) => key !== 'name'));
+    this.#sessions.loadStateDict(session, create, explicit, state, this.#vectorizer);
+    return session;
   }
 
   /**
@@ -164,44 +229,66 @@ export class RequestHandler {
       const rawId = r.id;
       if ((typeof rawId === 'string' && rawId !== '') || (typeof rawId === 'number' && Number.isFinite(rawId))) id = rawId;
       else throw new BadRequest('bad_request', `line ${lineNumber}: field "id" must be a non-empty string or a finite number, got ${describe(rawId)}`);
-      if (typeof r.estimator !== 'string') {
-        throw new BadRequest('bad_request', `field "estimator" must be an estimator name (${ESTIMATOR_NAMES.join(', ')}), got ${describe(r.estimator)}`);
+      if (r.op !== undefined) return JSON.stringify(this.#op(id, r));
+      if (typeof r.estimator !== 'string' && (typeof r.estimator !== 'object' || r.estimator === null || Array.isArray(r.estimator))) {
+        throw new BadRequest('bad_request', `field "estimator" must be an estimator name (${knownNames()}) or an object {"name", parameters...}, got ${describe(r.estimator)}`, 'estimator');
       }
-      const name = r.estimator;
-      const stateful = isStatefulEstimator(name);
-      const estimator = stateful ? undefined : this.#estimator(name, requestOptions(r));
+      const spec = specFromWire(r.estimator, 'estimator');
+      const stateful = isStatefulEstimator(spec);
+      const estimator = stateful ? undefined : this.#estimator(spec, requestOptions(r, spec));
       const batch = requestBatch(r);
-      const result = estimator === undefined ? this.#statefulStep(name, r, batch) : estimator.compute(batch);
+      const { result, name } = estimator === undefined ? this.#statefulStep(spec, r, batch) : { result: estimator.compute(batch), name: estimator.name };
       return JSON.stringify({
         id,
+        estimator: name,
         advantages: Array.from(result.advantages),
         baselines: Array.from(result.baselines),
         loo_mean: Array.from(result.looMean),
         max_self_weight: result.maxSelfWeight,
         diagnostics: diagnosticsJson(result.diagnostics),
+        // Rows the normalisation step drops (zero-variance masking, dropped groups of one): leave them out of the loss.
+        ...(result.dropped === undefined ? {} : { dropped: Array.from(result.dropped, (d) => d === 1) }),
       });
     } catch (error) {
       const response: ErrorResponse = { id, error: errorBody(error) };
       return JSON.stringify(response);
     }
   }
+
+  /** A request with an "op": describe (the catalogue). */
+  #op(id: RequestId, r: Record<string, unknown>): Record<string, unknown> {
+    if (r.op === 'describe') {
+      const extra = Object.keys(r).find((key) => key !== 'id' && key !== 'op');
+      if (extra !== undefined) throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(extra)}: a describe request is {"id", "op": "describe"}`, extra);
+      return { id, ...catalogueJson() };
+    }
+    if (r.op === 'state_dict') {
+      const extra = Object.keys(r).find((key) => key !== 'id' && key !== 'op' && key !== 'session');
+      if (extra !== undefined) throw new BadRequest('unknown_field', `unknown field ${JSON.stringify(extra)}: a state_dict request is {"id", "op": "state_dict", "session"}`, extra);
+      return { id, ...this.#sessions.stateDict(sessionId(r.session, 'a state_dict request')) };
+    }
+    if (r.op === 'load_state_dict') return { id, session: this.#loadStateDict(r), loaded: true };
+    throw new BadRequest('unknown_op', `unknown op ${describe(r.op)}${typeof r.op === 'string' ? didYouMean(r.op, OPS) : ''}; ops: ${OPS.join(', ')} (an estimator request has no "op")`, 'op');
+  }
 }
 
 /** The library's names for batch fields are the request's: groupIds is group_ids on the wire. */
-function errorBody(error: unknown): { code: string; message: string } {
-  if (error instanceof BadRequest) return { code: error.code, message: error.message };
+function errorBody(error: unknown): ErrorBody {
+  if (error instanceof BadRequest) return { code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) };
   if (error instanceof RlAdvantagesError) {
-    const message = error.message
-      .replace(/\bgroupIds\b/g, 'group_ids')
-      .replace(/\bgreedyRewards\b/g, 'greedy_rewards')
-      .replace(/\bstdFloor\b/g, 'std_floor');
-    return { code: error.code, message };
+    return {
+      code: error.code,
+      message: wireMessage(error.message),
+      ...(error.field === undefined ? {} : { field: wireMessage(error.field) }),
+      ...(error.index === undefined ? {} : { index: error.index }),
+    };
   }
   // A bug, not bad input: still answered, so the client is not left waiting and the server goes on.
   return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }
 
-async function serve(options: VectorizerOptions, io: CliIo): Promise<void> {
+async function serve(options: VectorizerOptions & { estimatorModule?: string[] }, io: CliIo): Promise<void> {
+  await loadEstimatorModules(options.estimatorModule);
   const handler = new RequestHandler(await loadVectorizer(options, io));
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity, terminal: false });
   let closed = false;
@@ -229,19 +316,25 @@ export function register(program: Command, io: CliIo): void {
       'Reads one JSON request a line on standard input and writes one JSON response a line on standard ' +
         'output, in request order, until the input ends.\n' +
         'Request: {"id", "estimator", "rewards", "prompts"?, "group_ids"?} ("features"? for kernel_loo_T<T>, ' +
-        '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "mask"? (true = masked, its ' +
-        'reward may be null), "normalize"?, "epsilon"?, "std_floor"?, "singleton"?). prompt_value keeps state per ' +
+        '"lengths"? for opo and reinforce_plus_plus_baseline, "greedy_rewards"? for remax, "reward_components"? for gdpo, "mask"? (true = masked, its ' +
+        'reward may be null), and the estimator\'s parameters in snake_case, e.g. "normalize", "epsilon", "std_floor"; ' +
+        'rl-adv estimators lists them). "estimator" is a name or an object {"name", parameters...}. A field that is ' +
+        'none of these is an error naming the closest one. prompt_value keeps state per ' +
         '"session" id: each request computes from it, then updates it (unless "update": false); "prompt_value"? ' +
-        'holds its options on the first request.\n' +
-        'Response: {"id", "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
+        'holds its options on the first request. {"id", "op": "state_dict", "session"} answers the session\'s checkpoint ' +
+        '{"id", "session", "estimator", "state"}; {"id", "op": "load_state_dict", "session", "estimator", "state"} ' +
+        'restores it (answer {"id", "session", "loaded": true}), bit for bit. {"id", "op": "describe"} answers the ' +
+        'catalogue (rl-adv estimators --json).\n' +
+        'Response: {"id", "estimator" (the canonical name), "advantages", "baselines", "loo_mean", "max_self_weight", "diagnostics": {"groups", ' +
         '"groups_of_one", "zero_variance_groups", "zero_advantage_fraction", "masked"}}. A line that is not ' +
-        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message"}} and the server ' +
+        'JSON, or a bad request, gets {"id" (null if unknown), "error": {"code", "message", "field"?, "index"?}} and the server ' +
         'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each ' +
         'estimator is created once; stdout carries nothing but responses.',
     );
-  addVectorizerOptions(command).action(async (options: VectorizerOptions) => serve(options, io));
+  addEstimatorModuleOption(addVectorizerOptions(command)).action(async (options: VectorizerOptions & { estimatorModule?: string[] }) => serve(options, io));
   withExamples(command, [
     `echo '{"id": 1, "estimator": "loo_batch_mean", "rewards": [1, 0, 1]}' | rl-adv serve`,
+    `echo '{"id": 1, "op": "describe"}' | rl-adv serve`,
     'rl-adv serve --vectorizer gsm8k-train.tfidf.json < requests.jsonl > responses.jsonl',
   ]);
 }

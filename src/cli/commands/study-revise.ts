@@ -1,5 +1,6 @@
 // rl-adv study revise: writes the revised spec that adopts a tuned kernel (src/study/revise.ts), the only way a
 // study's treatment arm changes to a tuned kernel. Exit 0 written, 2 refused or bad input.
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadGsm8k, resolveGsm8kDir } from '../../data/gsm8k.js';
 import { formatFigure } from '../../internal/figures.js';
@@ -7,6 +8,7 @@ import { studyTrainItems } from '../../study/load-questions.js';
 import { writeRevisedSpec } from '../../study/revise.js';
 import type { SimQuestionSet } from '../../study/sim/questions.js';
 import { withExamples, type CliIo } from '../core.js';
+import { forceOption, inputOption, outputOption } from '../outputs.js';
 import { questionSetOption } from './study-options.js';
 
 interface ReviseCliOptions {
@@ -52,12 +54,18 @@ export function registerRevise(study: Command, io: CliIo): void {
         'the other arm. Refused (exit 2) when the kernel was tuned on any task of the gate\'s calibration set (by task\n' +
         'id or by prompt), so the gate is never scored on data the kernel saw. Never overwrites --out unless --force.',
     )
-    .requiredOption('--spec <file>', 'the spec to revise')
-    .requiredOption('--kernel <file>', 'the kernel file (rl-adv tune-kernel --out, or kernel.json of rl-adv study --tune-kernel)')
-    .requiredOption('--out <file>', 'the revised spec to write')
+    .addOption(inputOption('--spec <file>', 'the spec to revise').makeOptionMandatory())
+    .addOption(inputOption('--kernel <file>', 'the kernel file (rl-adv tune-kernel --out, or kernel.json of rl-adv study --tune-kernel)').makeOptionMandatory())
+    .addOption(outputOption('--out <file>', 'the revised spec to write').makeOptionMandatory())
     .option('--reason <text>', 'why the spec is revised (recorded)')
-    .option('--force', 'replace --out if it exists')
-    .option('--data-dir <dir>', "GSM8K folder (the gate's calibration set is read from its train.jsonl; default: $GSM8K_DIR, else the cache)")
+    .addOption(forceOption())
+    .addOption(
+      inputOption(
+        '--data-dir <dir>',
+        "GSM8K folder (the gate's calibration set is read from its train.jsonl; default: $GSM8K_DIR, else the cache)",
+        (dir) => [join(dir as string, 'train.jsonl')],
+      ),
+    )
     .option('--sim-questions <set>', 'clustered: the study ran on the built-in clustered question set (sim)', questionSetOption)
     .action((options: ReviseCliOptions) => run(options, io));
   withExamples(command, [

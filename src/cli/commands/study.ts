@@ -1,9 +1,11 @@
 // rl-adv study: the whole protocol (docs/method.md section 8) as one resumable command. Exit 0 when the study reaches its
 // decision, 1 when the activation gate (or the preflight) stops it, 2 for bad input.
 import cliProgress from 'cli-progress';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ensureGsm8kDir } from '../../data/ensure.js';
 import { createTinkerBackend } from '../../study/backends/tinker.js';
+import { createTrlBackend } from '../../study/backends/trl.js';
+import { specArithSection } from '../../study/load-questions.js';
 import type { StudyBackend } from '../../study/backends/types.js';
 import type { PhaseEvent } from '../../study/options.js';
 import { runStudyWithReports } from '../../report/write.js';
@@ -14,7 +16,7 @@ import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '..
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
-import { SHIPPED_SPEC, shippedSpecPath } from '../shipped-spec.js';
+import { SHIPPED_SPEC, shippedSpecPath, specOption } from '../shipped-spec.js';
 import { TUNING_TASKS } from '../../study/summary.js';
 import { registerRevise } from './study-revise.js';
 import { couplingOption, questionSetOption } from './study-options.js';
@@ -31,10 +33,12 @@ interface StudyCliOptions {
   steps?: number;
   evalLimit?: number;
   calibrationBatches?: number;
-  calibrationBootstrap?: number;
+  calibrationInterval?: 'jackknife' | 'none';
   tuneKernel?: boolean;
   tuningTasks?: number;
   tuningBatches?: number;
+  python?: string;
+  model?: string;
 }
 
 
@@ -71,27 +75,44 @@ function progressPrinter(io: CliIo): (event: PhaseEvent) => void {
   };
 }
 
-async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promise<void> {
-  let backend: StudyBackend;
+/** The backend --backend names, with its own options checked; the TRL backend probes what the spec needs first. */
+function chooseBackend(options: StudyCliOptions, specFile: string): StudyBackend {
+  if (options.backend !== 'sim') {
+    if (options.simCoupling !== undefined) throw new CliUsageError('--sim-coupling applies to --backend sim only');
+    if (options.simQuestions !== undefined) {
+      throw new CliUsageError(`--sim-questions applies to --backend sim only (--backend ${options.backend} trains on the spec's data)`);
+    }
+  }
+  if (options.backend !== 'trl') {
+    if (options.python !== undefined) throw new CliUsageError('--python applies to --backend trl only');
+    if (options.model !== undefined) throw new CliUsageError('--model applies to --backend trl only');
+  }
   if (options.backend === 'sim') {
     // Each question set has its own sim defaults (docs/sim.md); --sim-coupling overrides the coupling of either.
     const defaults = simDefaults(options.simQuestions ?? 'gsm8k');
-    backend = createSimBackend({ ...defaults, coupling: options.simCoupling ?? defaults.coupling });
-  } else if (options.backend === 'tinker') {
-    if (options.simCoupling !== undefined) throw new CliUsageError('--sim-coupling applies to --backend sim only');
-    if (options.simQuestions !== undefined) {
-      throw new CliUsageError('--sim-questions applies to --backend sim only (--backend tinker trains on the GSM8K of --data-dir)');
-    }
-    backend = createTinkerBackend();
-  } else {
-    throw new CliUsageError(`--backend must be "sim" or "tinker", got ${JSON.stringify(options.backend)}`);
+    return createSimBackend({ ...defaults, coupling: options.simCoupling ?? defaults.coupling });
   }
+  if (options.backend === 'tinker') return createTinkerBackend();
+  if (options.backend === 'trl') {
+    return createTrlBackend({
+      specPath: specFile,
+      ...(options.python !== undefined ? { python: options.python } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    });
+  }
+  throw new CliUsageError(`--backend must be "sim", "tinker" or "trl", got ${JSON.stringify(options.backend)}`);
+}
+
+async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promise<void> {
   // A gate check on a metric rl-adv never computes could only ever be `missing`: refuse it by name, before any work.
   const specFile = options.spec ?? shippedSpecPath();
-  await refuseUnknownGateMetrics(specFile, await readSpec(specFile, io), io);
-  // GSM8K questions: --data-dir, GSM8K_DIR or the cache, downloaded into the cache on first use.
+  const spec = await readSpec(specFile, io);
+  await refuseUnknownGateMetrics(specFile, spec, io);
+  const backend = chooseBackend(options, specFile);
+  // GSM8K questions: --data-dir, GSM8K_DIR or the cache, downloaded into the cache on first use (not for a spec whose
+  // world is generated in code, nor for the sim's built-in set).
   let dataDir = options.dataDir;
-  if ((options.simQuestions ?? 'gsm8k') === 'gsm8k') {
+  if ((options.simQuestions ?? 'gsm8k') === 'gsm8k' && specArithSection(spec) === undefined) {
     const reporter = downloadReporter(io, 'rl-adv study');
     try {
       dataDir = await ensureGsm8kDir(options.dataDir, reporter);
@@ -110,7 +131,8 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(options.steps !== undefined ? { steps: options.steps } : {}),
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
-    ...(options.calibrationBootstrap !== undefined ? { calibrationBootstrap: options.calibrationBootstrap } : {}),
+    // run.json keeps its field calibration_bootstrap (0: no interval, else the jackknife) so old runs still resume.
+    ...(options.calibrationInterval === 'none' ? { calibrationBootstrap: 0 } : {}),
     ...(options.tuneKernel === true ? { tuneKernel: true } : {}),
     ...(options.tuningTasks !== undefined ? { tuningTasks: options.tuningTasks } : {}),
     ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
@@ -133,15 +155,19 @@ export function register(program: Command, io: CliIo): void {
         'into --out with summary.json, report.md and report.html. --backend sim (the default) is a SIMULATION on the real\n' +
         'GSM8K questions or, with --sim-questions clustered, on a built-in set of templated question families\n' +
         '(docs/sim.md); --backend tinker runs the Tinker drivers of examples/tinker-cookbook\n' +
-        '(needs TINKER_API_KEY and python3 with the pinned cookbook). --resume continues an interrupted run\n' +
+        '(needs TINKER_API_KEY and python3 with the pinned cookbook); --backend trl trains for real with TRL through\n' +
+        'the Python package (python -m rl_advantages.study; specs/arith-gs1-vs-grpo.json runs on a CPU, docs/trl.md).\n' +
+        '--resume continues an interrupted run\n' +
         'with the same numbers as an uninterrupted one. Exit 0 when the study reaches its decision, 1 when\n' +
         'the activation gate fails (the length_bucket_loo fallback is scored and recorded; the gate is never\n' +
         'relaxed), 2 for bad input. --tune-kernel adds the tuning phase (a kernel tuned on train tasks the study\n' +
         'does not otherwise use); `rl-adv study revise` writes the revised spec that adopts it.',
     )
-    .option('--spec <file>', `the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`)
+    .addOption(specOption(`the study spec (JSON; default: the shipped specs/${SHIPPED_SPEC}, see rl-adv spec print)`))
     .option('--out <dir>', 'the run folder (must be empty or absent unless --resume; required)')
-    .option('--backend <name>', 'sim (a simulation) or tinker', 'sim')
+    .option('--backend <name>', 'sim (a simulation), tinker, or trl (real training with TRL; docs/trl.md)', 'sim')
+    .option('--python <path>', 'trl: the Python with the rl-advantages package and TRL (default: $RL_ADV_PYTHON, else python3)')
+    .option('--model <dir>', "trl: a local starting policy (a transformers model folder) instead of the spec's base_model")
     .option('--seed <n>', 'the study seed', integerOption(0), 0)
     .option('--resume', 'continue the run in --out')
     .option('--sim-coupling <u>', `sim: how much difficulty follows prompt similarity, in [0, 1] (default ${SIM_DEFAULTS.coupling})`, couplingOption)
@@ -158,7 +184,21 @@ export function register(program: Command, io: CliIo): void {
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
-    .option('--calibration-bootstrap <n>', 'B_eff bootstrap replicates (default 100)', integerOption(0))
+    .addOption(
+      new Option('--calibration-interval <kind>', "the B_eff ratio's 95% interval: the delete-one-task jackknife, or none (default jackknife)").choices([
+        'jackknife',
+        'none',
+      ]),
+    )
+    .addOption(
+      new Option('--calibration-bootstrap <n>', 'removed: an error that names --calibration-interval')
+        .argParser((value: string): never => {
+          throw new InvalidArgumentError(
+            `the percentile bootstrap was removed (it put a task twice in a batch; its intervals were about 5 times too wide, docs/method.md section 4.1); got ${JSON.stringify(value)}. The B_eff interval is the delete-one-task jackknife; give --calibration-interval none to leave it out`,
+          );
+        })
+        .hideHelp(),
+    )
     .option(
       '--tune-kernel',
       "add the tuning phase: the starting policy's rollouts (one per task) on train tasks neither arm reaches nor the gate uses " +
@@ -177,6 +217,7 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv study --out runs/sim-clustered --sim-questions clustered --sim-coupling 0.9   # runs to a decision',
     'rl-adv study --spec my.spec.json --out runs/mine   # your copy of rl-adv spec print',
     'rl-adv study --out runs/sim --resume',
+    'rl-adv study --backend trl --spec specs/arith-gs1-vs-grpo.json --out runs/trl --python .venv/bin/python   # real training on a CPU',
     'rl-adv study --out runs/sim-tuned --tune-kernel   # also tunes a kernel on 1000 free train tasks (not adopted)',
   ]);
   registerRevise(command, io);

@@ -2,20 +2,21 @@
 // of refitting (and every run uses the very same vocabulary and idf).
 import type { Command } from 'commander';
 import { plural } from '../format.js';
-import { loadVectorizer, refuseToOverwrite, STDIO, writeText } from '../io.js';
+import { loadVectorizer, STDIO } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { withExamples, type CliIo } from '../core.js';
 
 interface FitOptions {
   corpus: string;
   corpusField: string;
   out: string;
+  force?: boolean;
 }
 
 async function fit(options: FitOptions, io: CliIo): Promise<void> {
-  await refuseToOverwrite(options.corpus, '--corpus', options.out, '--out');
   const vectorizer = await loadVectorizer({ corpus: options.corpus, corpusField: options.corpusField }, io);
   if (vectorizer === undefined) return; // unreachable: --corpus is required
-  await writeText(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out');
+  await writeOutput(options.out, JSON.stringify(vectorizer.toJSON()) + '\n', io, '--out', options.force === true);
   if (options.out !== STDIO) {
     io.stderr.write(
       `rl-adv: fitted on ${plural(vectorizer.documents, 'document')}, ${plural(vectorizer.vocabulary.size, 'term')}; saved to ${options.out}\n`,
@@ -38,9 +39,10 @@ export function register(program: Command, io: CliIo): void {
         'advantages, calibrate and serve. The corpus is JSON lines with the text in --corpus-field ' +
         '(default "question", as GSM8K train.jsonl) or a .txt file with one document a line.',
     )
-    .requiredOption('--corpus <file>', 'the fitting corpus')
+    .addOption(inputOption('--corpus <file>', 'the fitting corpus').makeOptionMandatory())
     .option('--corpus-field <name>', 'the JSON-lines field holding each document', 'question')
-    .requiredOption('--out <file>', 'where to write the vectorizer JSON ("-" for standard output)')
+    .addOption(outputOption('--out <file>', 'where to write the vectorizer JSON ("-" for standard output)').makeOptionMandatory())
+    .addOption(forceOption())
     .action(async (options: FitOptions) => fit(options, io));
   withExamples(command, [
     'rl-adv tfidf fit --corpus ~/.cache/rl-advantages/gsm8k/train.jsonl --out gsm8k-train.tfidf.json',

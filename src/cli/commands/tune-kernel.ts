@@ -1,7 +1,6 @@
 // rl-adv tune-kernel: a prompt-only kernel tuned on calibration rows, with an honest held-out ratio
 // (docs/method.md section 4.3); writes kernel.json (docs/kernel-lab.md).
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import type { CalibrationRow } from '../../calibration/rows.js';
 import { RlAdvantagesError } from '../../errors.js';
@@ -11,8 +10,9 @@ import { tuneKernel, type TuneKernelResult } from '../../tuning/tune.js';
 import type { FeatureRow } from '../../tuning/vectors.js';
 import { kernelPage } from '../../report/pages.js';
 import { num, table } from '../format.js';
-import { inputError, parseJsonl, readCorpus, readText, writeText, type Row } from '../io.js';
-import { integerOption, listOption } from '../options.js';
+import { inputError, parseJsonl, readCorpus, readText, type Row } from '../io.js';
+import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
+import { flagNames, integerOption, listOption } from '../options.js';
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readRows } from './calibrate.js';
 
@@ -78,7 +78,7 @@ export function tuneKernelText(r: TuneKernelResult, out: string): string {
     r.directions.map((d, i) => `direction ${i + 1}: tuned on ${d.tuningTasks} tasks, scored on ${d.heldOutTasks}; winner ${d.winner.family} ${JSON.stringify(d.winner.params)} (tuning ${num(d.tuning)}, ${d.candidates} candidates)\n`).join('') +
     '\n' +
     table(['family (best)', 'tuning ratio', 'held-out ratio', 'held-out 95% CI'], rows) +
-    `\nwinner: tuning ${num(r.tuning)}, held out ${num(r.heldOut.ratio)} ${ci(r.heldOut.ci95)} (jackknife), selection bias ${num(r.selectionBias)}, ${r.candidates} candidates\n` +
+    `\nwinner: tuning ${num(r.tuning)}, held out ${num(r.heldOut.ratio)} ${ci(r.heldOut.ci95)} (jackknife on the log ratio), selection bias ${num(r.selectionBias)}, ${r.candidates} candidates\n` +
     `kernel: ${r.kernel.family} ${JSON.stringify(r.kernel.params)}, refitted on all tasks -> ${out}\n` +
     'ratio = B_eff(kernel) / B_eff(loo_batch_mean); the held-out ratio is what to expect on new tasks.\n'
   );
@@ -121,10 +121,6 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
   if (families?.includes('embedding') === true && options.features === undefined) {
     throw new CliUsageError(`--families ${families.join(',')}: the embedding family needs --features F.jsonl (user feature vectors)`);
   }
-  // Nothing a user gave is lost: an existing --out is kept unless --force.
-  if (options.force !== true && (await stat(options.out).catch(() => undefined)) !== undefined) {
-    throw new CliUsageError(`--out ${options.out} exists; it is kept: give another file or --force to replace it`);
-  }
   const input = await readInput(options.input, io, '--input', 'input');
   const train = options.train === undefined ? undefined : await readInput(options.train, io, '--train', 'train');
   let corpus: string[] | undefined;
@@ -156,14 +152,17 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
     if (features !== undefined && (error.code === 'bad_features' || error.code === 'missing_features')) throw featuresError(options.features as string, features.rows, error);
     if (error.field === 'train') throw inputError(options.train as string, undefined, 'task_id', error.message);
     const flag = error.field === undefined ? undefined : FLAGS[error.field];
-    if (flag !== undefined) throw new CliUsageError(`${flag}: ${error.message}`);
+    // The library's option names (batchSize, holdout) become the flags the user typed.
+    if (flag !== undefined) throw new CliUsageError(`${flag}: ${flagNames(error.message, FLAGS).replace(/\bholdout\b/g, '--holdout')}`);
     throw inputError(options.input, undefined, undefined, error.message);
   } finally {
     bar.end();
   }
-  await writeText(options.out, kernelFileJson(result.kernel), io, '--out');
+  const force = options.force === true;
+  await writeOutput(options.out, kernelFileJson(result.kernel), io, '--out', force);
   if (options.html !== undefined) {
-    await writeText(options.html, await kernelPage(kernelFamilyRows(result.kernel), `${options.input}: held out ${num(result.heldOut.ratio)}, selection bias ${num(result.selectionBias)}`), io, '--html');
+    const subtitle = `${options.input}: held out ${num(result.heldOut.ratio)}, selection bias ${num(result.selectionBias)}`;
+    await writeOutput(options.html, await kernelPage(kernelFamilyRows(result.kernel), subtitle), io, '--html', force);
   }
   if (options.json === true) {
     const p = result.kernel.provenance;
@@ -185,20 +184,22 @@ export function register(program: Command, io: CliIo): void {
         'Writes kernel.json, usable as the estimator kernel:PATH (docs/kernel-lab.md).\n' +
         'Input: calibration rows, JSON lines {"task_id", "prompt", "reward"} (G >= 2 a task, or 1 a task).',
     )
-    .requiredOption('--input <file>', 'the calibration rows, JSON lines')
-    .requiredOption('--out <file>', 'the kernel file to write (kept if it exists, unless --force)')
-    .option('--train <file>', 'rows of other tasks, only to fit learned parts (the difficulty ridge); never scored')
-    .option('--corpus <file>', 'documents for the TF-IDF vocabulary and length buckets (JSON lines or .txt)')
+    .addOption(inputOption('--input <file>', 'the calibration rows, JSON lines').makeOptionMandatory())
+    .addOption(outputOption('--out <file>', 'the kernel file to write (kept if it exists, unless --force)').makeOptionMandatory())
+    .addOption(inputOption('--train <file>', 'rows of other tasks, only to fit learned parts (the difficulty ridge); never scored'))
+    .addOption(inputOption('--corpus <file>', 'documents for the TF-IDF vocabulary and length buckets (JSON lines or .txt)'))
     .option('--corpus-field <name>', 'the JSON-lines field of --corpus holding each document', 'question')
-    .option('--features <file>', 'user feature vectors (e.g. embeddings), JSON lines {"task_id" | "prompt", "features": [numbers]}, for the embedding family')
+    .addOption(
+      inputOption('--features <file>', 'user feature vectors (e.g. embeddings), JSON lines {"task_id" | "prompt", "features": [numbers]}, for the embedding family'),
+    )
     .option('--families <list>', `comma-separated families (default all: ${KERNEL_FAMILIES.join(', ')})`, listOption)
     .option('--holdout <fraction>', 'the held-out fraction of the tasks', '0.5')
     .option('--batch-size <n>', 'B, distinct tasks per batch', integerOption(2), 32)
     .option('--batches <n>', 'M, batches per scored set', integerOption(2), 10000)
     .option('--seed <seed>', 'seed of the split, the folds and every batch', '0')
     .addOption(new Option('--no-cross-fit', 'score one direction only (default: swap the parts and pool)'))
-    .option('--force', 'replace an existing --out file')
-    .option('--html <file>', 'also write a page charting the tuning and held-out ratio of each family')
+    .addOption(forceOption())
+    .addOption(outputOption('--html <file>', 'also write a page charting the tuning and held-out ratio of each family'))
     .option('--json', 'print the figures as JSON')
     .action(async (options: TuneKernelCliOptions) => run(options, io));
   withExamples(command, [

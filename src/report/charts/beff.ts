@@ -30,7 +30,8 @@ export function beffChartSpec(
   const domain = paddedDomain([...values.flatMap((v) => [v.ratio, v.lo, v.hi]), ...rules.map((r) => r.x)], 0.12);
   const scale = { domain, nice: false, zero: false };
   const y = { field: 'estimator', type: 'nominal', title: 'Estimator', sort: null };
-  const how = options.intervalMethod ? `, 95% ${options.intervalMethod} interval` : ', 95% interval';
+  const how =
+    options.intervalMethod === 'none' ? ', no interval' : options.intervalMethod ? `, 95% ${options.intervalMethod} interval` : ', 95% interval';
   return {
     title: `B_eff ratio to ${options.reference} (point${how})`,
     width: CHART_WIDTH,

@@ -2,6 +2,21 @@
 import { CHART_WIDTH, type VegaLiteSpec } from './render.js';
 import { paddedDomain } from './domain.js';
 
+/**
+ * The interval as drawn: [lo, hi] when both are > 0 (the jackknife on the log ratio always is, docs/method.md
+ * section 4.3); a file from before that interval, with lo <= 0, has none drawn (a ratio of variances is never <= 0).
+ */
+function interval(ci: readonly [number, number] | null): { lo: number | null; hi: number | null } {
+  return ci !== null && ci[0] > 0 && ci[1] > 0 ? { lo: ci[0], hi: ci[1] } : { lo: null, hi: null };
+}
+
+/** A log-scale axis range around the positive values, padded by 12% of their span in log units. */
+function logDomain(values: readonly (number | null)[]): [number, number] {
+  const logs = values.filter((v): v is number => typeof v === 'number' && v > 0 && Number.isFinite(v)).map(Math.log);
+  const [lo, hi] = paddedDomain(logs, 0.12, 0.02);
+  return [Math.exp(lo), Math.exp(hi)];
+}
+
 /** One family's best candidate in a tuning run (from `kernel.json` provenance). */
 export interface KernelFamilyRow {
   readonly family: string;
@@ -14,7 +29,8 @@ export interface KernelFamilyRow {
 
 /**
  * Vega-Lite spec of chart 7: per family, the tuning ratio (hollow) and the held-out ratio (filled, with its interval),
- * against 1 and the gate's bar; the gap between the two is the selection bias.
+ * against 1 and the gate's bar; the gap between the two is the selection bias. The axis is logarithmic, the scale
+ * of the interval (docs/method.md section 4.3), so the ratio's range (0, inf) is the whole axis.
  *
  * @param rows - one row per family.
  * @param bar - the gate's bar (1.03), or null.
@@ -22,11 +38,11 @@ export interface KernelFamilyRow {
 export function kernelChartSpec(rows: readonly KernelFamilyRow[], bar: number | null): VegaLiteSpec {
   const points = rows.flatMap((r) => [
     { family: r.family, part: 'tuning', ratio: r.tuning, lo: null, hi: null },
-    ...(r.heldOut === null ? [] : [{ family: r.family, part: 'held out', ratio: r.heldOut, lo: r.heldOutCi95?.[0] ?? null, hi: r.heldOutCi95?.[1] ?? null }]),
+    ...(r.heldOut === null ? [] : [{ family: r.family, part: 'held out', ratio: r.heldOut, ...interval(r.heldOutCi95) }]),
   ]);
   const y = { field: 'family', type: 'nominal', title: 'Kernel family', sort: null };
   const rules = [{ x: 1, label: '1 (= loo_batch_mean)' }, ...(bar === null ? [] : [{ x: bar, label: `gate bar ${bar}` }])];
-  const scale = { domain: paddedDomain([...points.flatMap((p) => [p.ratio, p.lo, p.hi]), ...rules.map((r) => r.x)], 0.12), nice: false, zero: false };
+  const scale = { type: 'log', domain: logDomain([...points.flatMap((p) => [p.ratio, p.lo, p.hi]), ...rules.map((r) => r.x)]), nice: false, zero: false };
   return {
     title: 'Kernel tuning: B_eff ratio to loo_batch_mean, tuning vs held out (95% interval)',
     width: CHART_WIDTH,

@@ -49,6 +49,10 @@ function panel(points: readonly RewardPoint[], title: string): VegaLiteSpec {
     height: 220,
     data: { values: points },
     layer: [
+      // 0, drawn when a step's mean falls below it (the -0.1 format penalty of a wrong, badly formatted answer).
+      ...(points.some((p) => p.reward < 0)
+        ? [{ data: { values: [{ zero: 0 }] }, mark: { type: 'rule', strokeDash: [2, 3], color: '#8a96a3' }, encoding: { y: { field: 'zero', type: 'quantitative' } } }]
+        : []),
       {
         mark: { type: 'point', filled: true, size: 36, opacity: 0.75 },
         encoding: {

@@ -2,12 +2,13 @@
 // (preflight.py, sample_calibration.py, run_arm.py, eval_gsm8k.py; docs/reproduce.md) phase by phase as
 // subprocesses and reads their artifacts back, so the real study has the same orchestrator, gate and report as
 // the simulation. A paid backend is never chosen implicitly: only `--backend tinker` selects it.
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
+import { runDriver as runPythonDriver } from './driver-process.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
 
@@ -28,14 +29,14 @@ function unavailable(message: string): RlAdvantagesError {
   return new RlAdvantagesError(`--backend tinker: ${message}`, { code: 'tinker_unavailable', field: 'backend' });
 }
 
-/** What the study reads of `preflight_tinker.json` (written by examples/tinker-cookbook/preflight.py). */
-interface PreflightReport {
+/** What the study reads of `preflight_tinker.json` (examples/tinker-cookbook/preflight.py) or `preflight_trl.json`. */
+export interface PreflightReport {
   readonly passed?: unknown;
   readonly checks?: Record<string, { readonly passed?: unknown; readonly max_abs_error?: unknown; readonly max_self_weight?: unknown }>;
 }
 
 /** True when `file` holds a whole preflight report that says it failed (the driver's exit 1 after writing it). */
-function completedFailedReport(file: string): boolean {
+export function completedFailedReport(file: string): boolean {
   if (!existsSync(file)) return false;
   try {
     const report = JSON.parse(readFileSync(file, 'utf8')) as PreflightReport;
@@ -47,9 +48,13 @@ function completedFailedReport(file: string): boolean {
 
 /**
  * The study's checks from the driver's report: one per driver check (its max abs error or self-weight in the detail),
- * and a failing `tinker:preflight` check whenever the report as a whole did not pass but no single check says so.
+ * ids prefixed `<backend>:`, and a failing `<backend>:preflight` check whenever the report as a whole did not pass but no single check says so.
  */
-export function preflightChecks(report: PreflightReport): { id: string; passed: boolean; detail: string }[] {
+export function preflightChecks(
+  report: PreflightReport,
+  backend = 'tinker',
+  driver = 'examples/tinker-cookbook/preflight.py',
+): { id: string; passed: boolean; detail: string }[] {
   const checks = Object.entries(report.checks ?? {}).map(([id, check]) => {
     const figure =
       typeof check.max_abs_error === 'number'
@@ -57,10 +62,10 @@ export function preflightChecks(report: PreflightReport): { id: string; passed: 
         : typeof check.max_self_weight === 'number'
           ? `max self-weight ${check.max_self_weight}`
           : 'no figure';
-    return { id: `tinker:${id}`, passed: check.passed === true, detail: `examples/tinker-cookbook/preflight.py: ${figure}` };
+    return { id: `${backend}:${id}`, passed: check.passed === true, detail: `${driver}: ${figure}` };
   });
   if (report.passed !== true && checks.every((c) => c.passed)) {
-    checks.push({ id: 'tinker:preflight', passed: false, detail: `preflight.py reported passed = ${JSON.stringify(report.passed ?? null)}` });
+    checks.push({ id: `${backend}:preflight`, passed: false, detail: `${driver.split('/').at(-1) ?? driver} reported passed = ${JSON.stringify(report.passed ?? null)}` });
   }
   return checks;
 }
@@ -97,35 +102,16 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
   }
 
   /** Runs one driver; stdout is returned, stdout and stderr are also kept in DIR/logs/<name>.log. */
-  const runDriver = (ctx: StudyContext, script: string, args: readonly string[], logName: string): Promise<string> => {
-    const logs = path.join(ctx.dir, 'logs');
-    mkdirSync(logs, { recursive: true });
-    const logFile = path.join(logs, `${logName}.log`);
-    return new Promise((resolve, reject) => {
-      const fd = openSync(logFile, 'w');
-      const child = spawn(python, [path.join(driversDir, script), ...args], {
-        env: { ...env, GSM8K_DIR: ctx.dataDir },
-        stdio: ['ignore', 'pipe', fd],
-      });
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-      });
-      child.on('error', (error) => {
-        closeSync(fd);
-        reject(unavailable(`${script} could not start: ${error.message}`));
-      });
-      child.on('close', (code) => {
-        closeSync(fd);
-        if (code === 0) {
-          resolve(stdout);
-          return;
-        }
-        const tail = readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n  ');
-        reject(new RlAdvantagesError(`${script} failed with exit code ${String(code)} (log ${logFile}):\n  ${tail}`, { code: 'driver_failed' }));
-      });
+  const runDriver = (ctx: StudyContext, script: string, args: readonly string[], logName: string): Promise<string> =>
+    runPythonDriver({
+      python,
+      args: [path.join(driversDir, script), ...args],
+      env: { ...env, GSM8K_DIR: ctx.dataDir },
+      runDir: ctx.dir,
+      logName,
+      label: script,
+      unavailable,
     });
-  };
 
   // A driver writes to <artifact>.partial, renamed once it exits 0: a killed driver never leaves a trusted artifact.
   const partial = (file: string): string => `${file}.partial`;

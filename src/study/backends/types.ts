@@ -77,7 +77,7 @@ export interface BackendCheck {
 
 /** A study backend. */
 export interface StudyBackend {
-  readonly name: 'sim' | 'tinker';
+  readonly name: 'sim' | 'tinker' | 'trl';
   /** True for the simulated backend: every report says so. */
   readonly simulation: boolean;
   /** Settings that identify the backend's results (a resumed run must use the same ones). */

@@ -12,7 +12,7 @@ import type { PhaseRecord, StudyPhase, StudySummary } from '../summary.js';
 export interface StudySettings {
   /** The calibration set: the last CALIBRATION_TASKS train items of the data order. */
   readonly calibrationTasks: readonly Gsm8kItem[];
-  /** B_eff calibration batches and bootstrap replicates (run.json's). */
+  /** B_eff calibration batches, and `bootstrap` (run.json's calibration_bootstrap): 0 no interval, else the jackknife. */
   readonly batches: number;
   readonly bootstrap: number;
   /** B of the calibration: the treatment arm's group_size x groups_per_batch. */

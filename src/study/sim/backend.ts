@@ -71,7 +71,8 @@ function armLr(ctx: StudyContext, arm: ArmRunRequest['arm']): number {
 /** The estimator of an arm: its kernel file for `kernel:PATH` (loaded when the run started), else its name. */
 function armEstimator(ctx: StudyContext, arm: ArmRunRequest['arm']): Estimator {
   const kernel = ctx.kernels[arm.advantage];
-  return kernel !== undefined ? createEstimator('kernel_file', { kernel }) : createEstimator(arm.advantage, { vectorizer: ctx.vectorizer });
+  if (kernel !== undefined) return createEstimator('kernel_file', { kernel });
+  return createEstimator(arm.advantageSpec ?? arm.advantage, { vectorizer: ctx.vectorizer });
 }
 
 /** Rollouts of one step: groups_per_batch tasks from the data order, group_size rollouts each. */

@@ -141,7 +141,7 @@ describe('rl-adv advantages', () => {
       { prompt: 7, reward: 0.5, features: 'x' },
     ]);
     const run = await rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', file]);
-    expect([run.code, run.stderr]).toEqual([0, 'rl-adv: 3 groups (3 of one, 0 zero-variance), 33.3% of advantages exactly 0\n']);
+    expect([run.code, run.stderr]).toEqual([0, 'rl-adv: 3 groups (3 of one, 0 zero-variance), 33.3% of advantages exactly 0; every rollout is a group of one (no "group" field, or one rollout a prompt: GS1\'s design), and this estimator takes each rollout\'s baseline from the other prompts of the batch, so groups of one are expected\n']);
     expect(parseLines(run.stdout).map((r) => (r as { baseline: number }).baseline)).toEqual([0.25, 0.75, 0.5]);
   });
 
@@ -221,12 +221,21 @@ describe('rl-adv advantages', () => {
       expect(run.stderr).toMatch(/somegroups\.jsonl:2: field "group": is missing, but line 1 gives one/);
     });
 
-    it('kernel_loo without a temperature says to put it in the name (the library context has no flag)', async () => {
+    it('kernel_loo without a temperature says to put it in the name or the spec', async () => {
       const file = writeJsonl(dir, 'kernel.jsonl', [{ reward: 1, features: [1] }, { reward: 0, features: [2] }]);
       const run = await rlAdv(['advantages', '--estimator', 'kernel_loo', '--input', file]);
-      expect([run.code, run.stderr]).toEqual([2, 'rl-adv: --estimator kernel_loo: estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1\n']);
+      expect([run.code, run.stderr]).toEqual([2, 'rl-adv: --estimator kernel_loo: estimator "kernel_loo" needs temperature (a finite number > 0): write kernel_loo_T<temperature> (e.g. kernel_loo_T0.1) or give { name: "kernel_loo", temperature: 0.1 }\n']);
       const served = await rlAdv(['serve'], { input: '{"id": 1, "estimator": "kernel_loo", "rewards": [1, 0]}\n' });
-      expect(parseLines(served.stdout)).toEqual([{ id: 1, error: { code: 'bad_temperature', message: 'estimator "kernel_loo" needs a temperature in its name: kernel_loo_T<T>, e.g. kernel_loo_T0.1' } }]);
+      expect(parseLines(served.stdout)).toEqual([
+        {
+          id: 1,
+          error: {
+            code: 'missing_option',
+            message: 'estimator "kernel_loo" needs temperature (a finite number > 0): write kernel_loo_T<temperature> (e.g. kernel_loo_T0.1) or give { name: "kernel_loo", temperature: 0.1 }',
+            field: 'temperature',
+          },
+        },
+      ]);
     });
 
     it('a group of one under rloo names the line of that rollout', async () => {
@@ -249,7 +258,7 @@ describe('rl-adv advantages', () => {
 
     it('an unknown estimator, a kernel without a vectorizer, a missing file, both --corpus and --vectorizer', async () => {
       let run = await rlAdv(['advantages', '--estimator', 'nope', '--input', inputFile]);
-      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--estimator nope: unknown estimator "nope"; known estimators: group_mean/)]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/--estimator nope: unknown estimator "nope" \(did you mean "opo"\?\); known estimators: group_mean/)]);
       run = await rlAdv(['advantages', '--estimator', 'tfidf_kernel_loo_T0.1', '--input', inputFile]);
       expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/needs a fitted TF-IDF vectorizer: start rl-adv advantages with --corpus FILE/)]);
       run = await rlAdv(['advantages', '--estimator', 'group_mean', '--input', join(dir, 'absent.jsonl')]);

@@ -97,7 +97,7 @@ describe('rl-adv calibrate', () => {
   });
 
   it('skips prompt_value with a message (it needs a sequence of batches), and refuses it as --reference', async () => {
-    const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, '--batches', '20', '--bootstrap', '0', '--estimators', 'shrinkage_loo,prompt_value', '--json']);
+    const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, '--batches', '20', '--interval', 'none', '--estimators', 'shrinkage_loo,prompt_value', '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/skipping prompt_value: it keeps a per-prompt value across training steps/);
     expect(Object.keys((JSON.parse(run.stdout) as { estimators: object }).estimators)).toEqual(['loo_batch_mean', 'shrinkage_loo']);
@@ -121,10 +121,13 @@ describe('rl-adv calibrate', () => {
     cases.push([['--input', mixed, '--batch-size', '2'], /mixed\.jsonl:1: tasks mix single-rollout and multi-rollout tasks/]);
     cases.push([['--input', inputFile, '--batch-size', '64'], /^rl-adv: --batch-size 64 exceeds the number of tasks \(40\) in .*calibration\.jsonl; a batch holds B distinct tasks, so give --batch-size 40 or less, or more tasks\n$/]);
     cases.push([['--input', inputFile, '--batch-size', '1'], /option '--batch-size <n>' argument '1' is invalid\. must be an integer >= 2/]);
-    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx" has temperature "x"/]);
+    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_Tx'], /--estimators tfidf_kernel_loo_Tx: estimator "tfidf_kernel_loo_Tx": temperature "x" is not a decimal number in canonical form .*; write tfidf_kernel_loo_T<temperature>, e.g. tfidf_kernel_loo_T0.1$/m]);
+    cases.push([['--input', inputFile, '--estimators', 'tfidf_kernel_loo_T01'], /--estimators tfidf_kernel_loo_T01: .*; write tfidf_kernel_loo_T1 or tfidf_kernel_loo_T0.1$/m]);
     cases.push([['--input', inputFile, '--estimators', 'group_mean'], /--estimators: estimator "group_mean" cannot be calibrated/]);
     cases.push([['--input', inputFile, '--reference', 'rloo'], /--reference: reference "rloo" cannot be calibrated/]);
-    cases.push([['--input', inputFile, '--bootstrap', '200'], /--bootstrap: the percentile bootstrap was removed/]);
+    cases.push([['--input', inputFile, '--bootstrap', '200'], /--bootstrap 200: the percentile bootstrap was removed.*--interval none/]);
+    // 0 used to mean --interval none silently: now the same error, naming what replaced it.
+    cases.push([['--input', inputFile, '--bootstrap', '0'], /--bootstrap 0: the percentile bootstrap was removed.*--interval none/]);
     cases.push([['--input', inputFile, '--interval', 'bootstrap'], /option '--interval <method>' argument 'bootstrap' is invalid/]);
     for (const [args, message] of cases) {
       const run = await rlAdv(['calibrate', ...args, '--corpus', corpusFile, '--batches', '20', '--interval', 'none']);

@@ -79,7 +79,20 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     expect([labels['175b_verification'], labels['6b_verification']].map((l) => l.filter(Boolean).length)).toEqual([742, 515]);
     expect(text.stdout).toMatch(/criterion\s+metric\s+treatment\s+baseline\s+estimate\s+half-width/);
     expect(text.stdout).toMatch(/primary\s+accuracy\s+0\.5625\s+0\.3904\s+\+0\.1721\s+±0\.0748\s+\[\+0\.0973, \+0\.2469\]\s+-0\.05\s+validated/);
-    expect(text.stdout).toMatch(/verdict: validated\n$/);
+    expect(text.stdout).toMatch(/verdict: validated\nscope: each arm is one training run \(one seed\); the interval covers which test items were drawn, not the run-to-run variation of training\n$/);
+  });
+
+  it('--method paired_exact_unconditional and paired_tango decide the 0/1 items; Tango says it is asymptotic', async () => {
+    const eu = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_exact_unconditional', '--json']);
+    expect(eu.code).toBe(0);
+    const r = JSON.parse(eu.stdout) as DecisionJson;
+    expect(r.method).toBe('paired_exact_unconditional');
+    // Narrower than the exact binomial box on the same items ([-0.0831, -0.0092] in docs/cli.md), same estimate.
+    expect(r.criteria[0]?.estimate).toBeCloseTo(-0.0432, 4);
+    expect((r.criteria[0]?.upper ?? 0) - (r.criteria[0]?.lower ?? 0)).toBeLessThan(0.0831 - 0.0092);
+    const tango = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_tango']);
+    expect(tango.code).toBe(0);
+    expect(tango.stdout).toMatch(/^paired Tango score \(asymptotic: coverage not guaranteed\) decision/);
   });
 
   it('{item_id, score} rows work too', async () => {

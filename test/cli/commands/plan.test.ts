@@ -76,18 +76,24 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     const run = await rlAdv(['plan', '--spec', specPath, '--json']);
     const plan = JSON.parse(run.stdout) as PlanPowerJson;
     expect(plan.discordance).toEqual({ value: 0.2, source: 'assumed' });
-    expect(plan.power).toHaveLength(33);
+    expect(plan.power).toHaveLength(55);
     expect(Object.keys(plan.power[0] ?? {})).toEqual(['method', 'difference', 'p_validated', 'p_failed']);
     const at0 = (m: string): number => plan.power.find((r) => r.method === m && r.difference === 0)?.p_validated ?? NaN;
     expect(Math.abs(at0('paired_hoeffding') - 0.023)).toBeLessThanOrEqual(0.005);
     expect(at0('paired_empirical_bernstein')).toBeGreaterThan(at0('paired_hoeffding'));
     expect(at0('paired_exact_binomial')).toBeGreaterThan(at0('paired_empirical_bernstein'));
     const n80 = plan.n_for_80_percent_power;
-    expect(Object.keys(n80)).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial']);
+    expect(Object.keys(n80)).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial', 'paired_exact_unconditional', 'paired_tango']);
     expect(n80.paired_exact_binomial as number).toBeLessThan(n80.paired_hoeffding as number);
+    // The targets for the exact unconditional method: P(validated | equal) >= 0.97, n for 80% <= 700.
+    expect(at0('paired_exact_unconditional')).toBeGreaterThanOrEqual(0.97);
+    expect(n80.paired_exact_unconditional as number).toBeLessThanOrEqual(700);
     const text = (await rlAdv(['plan', '--spec', specPath])).stdout;
     expect(text).toMatch(/discordance D = 0\.2 \(assumed: give --discordance D or --pilot T\.jsonl,B\.jsonl\)/);
-    expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\n/);
+    expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\s+0\.9810 \/ 0\.0000\s+0\.9814 \/ 0\.0000\n/);
+    expect(text).toMatch(/paired_tango \(asymptotic\)/);
+    expect(text).toMatch(/paired_exact_unconditional: each end misses with probability <= alpha\/\(2k\) whatever D; its lowest coverage, enumerated over delta and D/);
+    expect(text).toMatch(/scope: each arm is one training run.*decision_rule\.seeds lists one seed \(0\)/);
   });
 
   it('--method M: that method only; --discordance D is used as given', async () => {

@@ -21,9 +21,11 @@ beforeAll(() => {
 });
 
 function expected(id: string | number, estimator: string, batch: Batch): unknown {
-  const r = createEstimator(estimator, { vectorizer }).compute(batch);
+  const created = createEstimator(estimator, { vectorizer });
+  const r = created.compute(batch);
   return {
     id,
+    estimator: created.name,
     advantages: Array.from(r.advantages),
     baselines: Array.from(r.baselines),
     loo_mean: Array.from(r.looMean),
@@ -80,7 +82,7 @@ describe('rl-adv serve', () => {
     const requests = [
       JSON.stringify({ id: 1, estimator: 'tfidf_kernel_loo_T0.1', rewards, prompts }),
       'this is not JSON',
-      JSON.stringify({ id: 'two', estimator: 'group_mean', rewards, group_ids: groups, extra: 'ignored' }),
+      JSON.stringify({ id: 'two', estimator: 'group_mean', rewards, group_ids: groups }),
       '',
       JSON.stringify({ id: 3, estimator: 'no_such_estimator', rewards }),
       JSON.stringify({ id: 4, estimator: 'loo_batch_mean', rewards: [1, 'x', 0] }),
@@ -102,12 +104,12 @@ describe('rl-adv serve', () => {
     expect(responses[0]).toEqual(expected(1, 'tfidf_kernel_loo_T0.1', { rewards, prompts }));
     expect(responses[1]).toEqual({ id: null, error: { code: 'bad_json', message: expect.stringMatching(/^line 2 is not valid JSON/) } });
     expect(responses[2]).toEqual(expected('two', 'group_mean', { rewards, groupIds: groups }));
-    expect(responses[3]).toEqual({ id: 3, error: { code: 'unknown_estimator', message: expect.stringMatching(/unknown estimator "no_such_estimator"/) } });
-    expect(responses[4]).toEqual({ id: 4, error: { code: 'non_finite', message: 'rewards[1] must be a finite number, got "x"' } });
+    expect(responses[3]).toEqual({ id: 3, error: { code: 'unknown_estimator', message: expect.stringMatching(/unknown estimator "no_such_estimator"/), field: 'name' } });
+    expect(responses[4]).toEqual({ id: 4, error: { code: 'non_finite', message: 'rewards[1] must be a finite number, got "x"', field: 'rewards', index: 1 } });
     expect(responses[5]).toEqual({ id: null, error: { code: 'bad_request', message: expect.stringMatching(/line 7: field "id"/) } });
     expect(responses[6]).toEqual({ id: null, error: { code: 'bad_request', message: expect.stringMatching(/must be a JSON object/) } });
-    expect(responses[7]).toEqual({ id: 5, error: { code: 'missing_field', message: expect.stringMatching(/^group_ids is required/) } });
-    expect(responses[8]).toEqual({ id: 6, error: { code: 'length_mismatch', message: expect.stringMatching(/prompts has 1 elements but rewards has 2/) } });
+    expect(responses[7]).toEqual({ id: 5, error: { code: 'missing_field', message: expect.stringMatching(/^group_ids is required/), field: 'group_ids' } });
+    expect(responses[8]).toEqual({ id: 6, error: { code: 'length_mismatch', message: expect.stringMatching(/prompts has 1 elements but rewards has 2/), field: 'prompts' } });
     expect(responses[9]).toEqual(responses[0] && { ...(responses[0] as object), id: 7 });
     expect(responses[10]).toEqual(expected(8, 'length_bucket_loo', { rewards, prompts }));
     expect(responses[11]).toEqual(expected(9, 'rloo', { rewards, groupIds: groups }));
@@ -146,9 +148,10 @@ describe('rl-adv serve', () => {
     });
     expect(run.code).toBe(0);
     const [first, second] = parseLines(run.stdout);
-    expect(first).toEqual({ id: 1, error: { code: 'missing_vectorizer', message: expect.stringMatching(/start rl-adv serve with --corpus FILE/) } });
+    expect(first).toEqual({ id: 1, error: { code: 'missing_vectorizer', message: expect.stringMatching(/start rl-adv serve with --corpus FILE/), field: 'estimator' } });
     expect(second).toEqual({
       id: 2,
+      estimator: 'loo_batch_mean',
       advantages: [1, -1],
       baselines: [0, 1],
       loo_mean: [0, 1],

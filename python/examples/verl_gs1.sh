@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# GS1 in verl (verl-project/verl 1dda039b): one rollout per prompt, the baseline from the other prompts of the
+# batch (tfidf_kernel_loo_T0.1) instead of verl's grpo, which gives a lone rollout A = r (core_algos.py:315-317).
+# Needs: pip install rl-advantages verl (and verl's own requirements), a parquet data set made by verl's
+# examples/data_preprocess/gsm8k.py, and the GSM8K train questions as the TF-IDF corpus.
+#   DATA=~/data/gsm8k MODEL=Qwen/Qwen2.5-0.5B-Instruct CORPUS=~/gsm8k/train.jsonl bash python/examples/verl_gs1.sh
+set -euo pipefail
+: "${DATA:?set DATA to the folder with train.parquet and test.parquet}" "${MODEL:?set MODEL}" "${CORPUS:?set CORPUS}"
+
+# verl imports this module at its own import (verl/__init__.py:49-52) in every process that imports verl.
+export VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl
+export RL_ADV_VERL_ESTIMATORS=tfidf_kernel_loo_T0.1   # registered as rl_adv:tfidf_kernel_loo_T0.1
+export RL_ADV_VERL_PROMPT_KEY=raw_prompt              # the non_tensor_batch field with each rollout's prompt
+export RL_ADV_CORPUS="$CORPUS"                        # the TF-IDF vocabulary
+
+python3 -m verl.trainer.main_ppo \
+  'algorithm.adv_estimator="rl_adv:tfidf_kernel_loo_T0.1"' \
+  actor_rollout_ref.rollout.n=1 \
+  data.train_files="$DATA/train.parquet" data.val_files="$DATA/test.parquet" \
+  data.train_batch_size=64 \
+  actor_rollout_ref.model.path="$MODEL" \
+  trainer.logger=console "$@"

@@ -1,0 +1,72 @@
+"""slime: a ``--custom-reward-post-process-path`` function whose "rewards" are a catalogue estimator's advantages.
+
+Written against THUDM/slime 624b824a898ab0ec1fcb4d373004c7f3852bf515 (2026-08-21):
+
+- ``slime/ray/rollout.py:388-390`` loads the function named by ``--custom-reward-post-process-path``;
+  ``_post_process_rewards`` (:608-630) calls it as ``func(args, samples)`` with the whole rollout batch and
+  expects ``(raw_rewards, rewards)``, one float per sample each; ``_convert_samples_to_train_data`` (:632-664)
+  stores them as ``raw_reward`` and ``rewards``.
+- ``slime/backends/megatron_utils/loss.py:763-767``: with ``--advantage-estimator grpo`` (or gspo, cispo) the
+  advantage of every token of a sample is its ``rewards`` value (``get_grpo_returns``, slime/utils/ppo_utils.py:361-368).
+- ``slime/utils/types.py:94-108, 246-247``: a ``Sample`` has ``group_index``, ``index``, ``prompt`` (text or chat
+  messages) and ``get_reward_value(args)``.
+
+So the function returns the raw rewards and, as "rewards", the estimator's advantages on the whole batch
+(prompt text from ``sample.prompt``, group ids from ``sample.group_index``). Run slime with
+``--advantage-estimator grpo`` so they are used as they are.
+
+Group size 1 in slime today: the default post-processing subtracts the group mean (rollout.py:624-625), 0 for a
+group of one, and with ``--grpo-std-normalization`` divides by the std of one value, NaN (:627-629).
+
+Use::
+
+    export RL_ADV_ESTIMATOR=tfidf_kernel_loo_T0.1      # or its JSON form
+    export RL_ADV_CORPUS=/data/train.jsonl             # the TF-IDF vocabulary (or RL_ADV_VECTORIZER)
+    python train.py --advantage-estimator grpo --n-samples-per-prompt 1 \\
+        --custom-reward-post-process-path rl_advantages.integrations.slime.post_process_rewards ...
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from ._common import RolloutBatch, prompt_text, reads_field, server_from_env, spec_from_env
+
+__all__ = ["make_post_process_rewards", "post_process_rewards"]
+
+
+def make_post_process_rewards(estimator: Any, server: Any = None, **options: Any) -> Callable[[Any, list[Any]], tuple[list[Any], list[float]]]:
+    """A ``post_process_rewards(args, samples) -> (raw_rewards, advantages)`` for one estimator.
+
+    Raises:
+        RlAdvantagesError: the estimator is not in the catalogue.
+    """
+    batch = RolloutBatch(estimator, server, **options)
+
+    def post_process(args: Any, samples: list[Any]) -> tuple[list[Any], list[float]]:
+        while samples and isinstance(samples[0], list):
+            samples = list(itertools.chain.from_iterable(samples))
+        raw = [s.get_reward_value(args) for s in samples]
+        group_ids = [s.group_index if s.group_index is not None else s.index for s in samples]
+        if batch.needs_groups and any(g is None for g in group_ids):
+            raise ValueError(f"{batch.entry['name']} needs group ids and a sample has neither group_index nor index")
+        prompts = [prompt_text(s.prompt, f"sample {i} prompt") for i, s in enumerate(samples)] if reads_field(batch.entry, "prompts") else None
+        result = batch.compute([float(r) for r in raw], group_ids=group_ids, prompts=prompts)
+        return raw, [float(a) for a in result.advantages]
+
+    post_process.last_estimator = estimator  # type: ignore[attr-defined]
+    return post_process
+
+
+_cache: dict[str, Callable[[Any, list[Any]], tuple[list[Any], list[float]]]] = {}
+
+
+def post_process_rewards(args: Any, samples: list[Any]) -> tuple[list[Any], list[float]]:
+    """The function to name in ``--custom-reward-post-process-path``: the estimator is ``RL_ADV_ESTIMATOR``, the
+    server the one of ``RL_ADV_CORPUS`` / ``RL_ADV_VECTORIZER`` (else the default server)."""
+    spec = spec_from_env("RL_ADV_ESTIMATOR")
+    key = repr(spec)
+    if key not in _cache:
+        _cache[key] = make_post_process_rewards(spec, server_from_env())
+    return _cache[key](args, samples)

@@ -1,0 +1,182 @@
+"""The starting policy and sampling from it: the small world's pre-training (a short supervised phase that teaches
+the answer format and some arithmetic), loading a policy (the starting one, or it plus an arm's LoRA adapter), and
+batched sampling and greedy decoding with the arms' generation settings.
+
+The starting policy lives in ``RUN/trl/init`` (the small world's, built and pre-trained there once, with
+``pretrain.json``) or is the spec's ``base_model`` / ``--model PATH``. Everything is seeded: the same seed gives
+the same weights and the same samples (the drivers run with ``torch.use_deterministic_algorithms(True)``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Sequence
+
+from ..grading import grade_gsm8k_response
+from .settings import DriverError, Item, Settings, render, write_json
+from .tiny_lm import build_model, char_tokenizer
+
+#: Sequences per forward pass when sampling or decoding.
+CHUNK = 256
+
+
+def init_dir(run_dir: str) -> str:
+    return os.path.join(run_dir, "trl", "init")
+
+
+def policy_source(settings: Settings, run_dir: str, model: str | None) -> str:
+    """Where the starting policy is loaded from: ``--model``, the small world's ``RUN/trl/init``, or the hub name."""
+    if model:
+        return model
+    return init_dir(run_dir) if settings.world else settings.base_model
+
+
+def load_tokenizer(source: str) -> Any:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(source)
+    tok.padding_side = "left"
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def load_policy(source: str, adapter: str | None = None) -> Any:
+    """The starting policy (float32), with an arm's LoRA adapter merged in when given; in eval mode."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
+    if adapter:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+    if torch.cuda.is_available():
+        model = model.to("cuda")
+    model.eval()
+    return model
+
+
+def _prompt_texts(settings: Settings, tok: Any, questions: Sequence[str]) -> list[str]:
+    prompts = [render(settings, q) for q in questions]
+    if settings.renderer == "plain":
+        return list(prompts)
+    return [tok.apply_chat_template(p, tokenize=False, add_generation_prompt=True, enable_thinking=False) for p in prompts]
+
+
+def generate(settings: Settings, model: Any, tok: Any, questions: Sequence[str], greedy: bool) -> list[tuple[str, bool]]:
+    """One completion per question: ``(text, stopped)``, ``stopped`` when it ended with EOS within max_tokens.
+
+    Sampling uses the arms' settings (temperature, top_p 1, top_k 0, max_tokens) and the torch generator as
+    seeded by the caller; greedy decoding is the eval's.
+    """
+    import torch
+
+    texts = _prompt_texts(settings, tok, questions)
+    out: list[tuple[str, bool]] = []
+    for start in range(0, len(texts), CHUNK):
+        enc = tok(texts[start : start + CHUNK], return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": settings.max_tokens, "pad_token_id": tok.pad_token_id, "eos_token_id": tok.eos_token_id}
+        if greedy:
+            kwargs.update(do_sample=False)
+        else:
+            kwargs.update(do_sample=True, temperature=settings.temperature, top_p=1.0, top_k=0)
+        with torch.no_grad():
+            ids = model.generate(**enc, **kwargs)[:, enc["input_ids"].shape[1] :]
+        for row in ids.tolist():
+            stopped = tok.eos_token_id in row
+            if stopped:
+                row = row[: row.index(tok.eos_token_id)]
+            out.append((tok.decode(row, skip_special_tokens=True), stopped))
+    return out
+
+
+def grade(items: Sequence[Item], completions: Sequence[tuple[str, bool]]) -> list[dict[str, Any]]:
+    """Each completion graded by our grader (docs/method.md section 7): correct, reward, the response."""
+    rows = []
+    for item, (text, stopped) in zip(items, completions):
+        g = grade_gsm8k_response(text, item.reference, stopped_cleanly=stopped)
+        rows.append({"item_id": item.task_id, "correct": g.correct, "reward": g.reward, "response": text})
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------
+# The small world's pre-training
+
+
+def _sft_batch(tok: Any, items: Sequence[Item]) -> dict[str, Any]:
+    """Prompt + ``\\boxed{answer}`` + EOS, left-padded; the loss only on the answer and EOS."""
+    import torch
+
+    seqs, prompt_lens = [], []
+    for item in items:
+        prompt = tok(item.question, add_special_tokens=False)["input_ids"]
+        answer = tok("\\boxed{" + item.reference + "}", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+        seqs.append(prompt + answer)
+        prompt_lens.append(len(prompt))
+    width = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), width), tok.pad_token_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    labels = torch.full((len(seqs), width), -100, dtype=torch.long)
+    for i, (seq, plen) in enumerate(zip(seqs, prompt_lens)):
+        pad = width - len(seq)
+        ids[i, pad:] = torch.tensor(seq)
+        mask[i, pad:] = 1
+        labels[i, pad + plen :] = torch.tensor(seq[plen:])
+    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+
+
+def pretrain(settings: Settings, run_dir: str, sft_items: Sequence[Item], seed: int) -> dict[str, Any]:
+    """Builds the small world's model from ``model_config`` (seed ``seed``) and teaches it on ``sft_items``.
+
+    The spec's ``pretrain``: ``steps`` AdamW steps of ``batch_size`` items taken in file order (cycling), lr
+    ``lr`` with linear warm-up over the first 5% and linear decay to 10%; the last ``eval_items`` items are
+    held out and decoded greedily for the starting accuracy. Writes the model and tokenizer to
+    ``RUN/trl/init`` and returns (and writes) ``pretrain.json``.
+    """
+    import torch
+
+    p = settings.pretrain or {}
+    steps, batch, lr, held = int(p.get("steps", 500)), int(p.get("batch_size", 64)), float(p.get("lr", 3e-3)), int(p.get("eval_items", 500))
+    if len(sft_items) <= held:
+        raise DriverError(f"the sft split has {len(sft_items)} items; pretrain.eval_items {held} must leave some to train on")
+    train, heldout = sft_items[:-held], sft_items[-held:]
+    tok = char_tokenizer()
+    model = build_model(settings.model_config or {}, len(tok), tok.pad_token_id, tok.eos_token_id, seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    warmup = max(1, steps // 20)
+    started = time.perf_counter()
+    model.train()
+    losses = []
+    for step in range(steps):
+        chunk = [train[(step * batch + k) % len(train)] for k in range(batch)]
+        scale = min(1.0, (step + 1) / warmup) * max(0.1, 1.0 - step / steps)
+        for group in optimizer.param_groups:
+            group["lr"] = lr * scale
+        loss = model(**_sft_batch(tok, chunk)).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+    model.eval()
+    rows = grade(heldout, generate(settings, model, tok, [i.question for i in heldout], greedy=True))
+    accuracy = sum(r["correct"] for r in rows) / len(rows)
+    out = init_dir(run_dir)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    report = {
+        "steps": steps,
+        "batch_size": batch,
+        "lr": lr,
+        "seed": seed,
+        "parameters": sum(t.numel() for t in model.parameters()),
+        "final_loss": losses[-1],
+        "heldout_items": held,
+        "heldout_accuracy": accuracy,
+        "target_accuracy": list(p.get("target_accuracy", [0.3, 0.7])),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    write_json(os.path.join(out, "pretrain.json"), report)
+    return report

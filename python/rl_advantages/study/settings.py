@@ -1,0 +1,167 @@
+"""What the TRL study drivers read: the spec's settings, the items files the study writes, prompts, rewards, and
+the deterministic torch set-up every driver starts with.
+
+A driver is given ``--spec`` (the study spec), ``--run-dir`` (the study's run folder; the drivers keep their own
+files under ``RUN/trl/``) and ``--data-dir`` (a folder with ``train.jsonl`` and ``test.jsonl`` in GSM8K's format:
+GSM8K itself, or the arith world the study generated there, with ``sft.jsonl``). Items the study asks about come
+in a JSON lines file of ``{"task_id", "question", "reference"}`` rows, in the study's order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..grading import gsm8k_reward
+
+#: The instruction appended to a GSM8K question (the cookbook's math environment asks for a boxed answer too).
+GSM8K_SUFFIX = " Write your final answer as \\boxed{N}."
+
+
+class DriverError(Exception):
+    """A missing prerequisite or bad input: the message says what, exit code 2 (1 for a failed check)."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    advantage: str
+    group_size: int
+    groups_per_batch: int
+    lr: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The spec's model, generation and training settings the drivers use (both arms share all but grouping)."""
+
+    raw: dict[str, Any]
+    arms: tuple[Arm, ...]
+    base_model: str
+    model_config: dict[str, Any] | None
+    pretrain: dict[str, Any] | None
+    renderer: str
+    lora_rank: int
+    lora_alpha: int
+    max_tokens: int
+    temperature: float
+    threads: int
+
+    @property
+    def world(self) -> bool:
+        """True when the starting policy is built from the spec's ``model_config`` (the small world)."""
+        return self.model_config is not None
+
+    def arm(self, name: str) -> Arm:
+        for arm in self.arms:
+            if arm.name == name:
+                return arm
+        raise DriverError(f'--arm {name!r} is not an arm of the spec (arms: {", ".join(a.name for a in self.arms)})')
+
+    def kernel_arm(self) -> Arm:
+        return next(a for a in self.arms if a.advantage != "group_mean")
+
+    def grpo_arm(self) -> Arm:
+        arm = next((a for a in self.arms if a.advantage == "group_mean"), None)
+        if arm is None:
+            raise DriverError("the spec has no arm with advantage group_mean (the stock GRPO baseline)")
+        return arm
+
+
+def load_settings(path: str) -> Settings:
+    """Reads the spec; the study has validated its arms already, so only the drivers' own fields are checked."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise DriverError(f"--spec {path}: {error}") from None
+    optimizer = raw.get("optimizer") or {}
+    arms = tuple(
+        Arm(
+            name=a["name"],
+            advantage=a["advantage"],
+            group_size=int(a.get("group_size", 1)),
+            groups_per_batch=int(a.get("groups_per_batch", 32)),
+            lr=float(a.get("lr", optimizer.get("lr", 3e-5))),
+            seed=int(a.get("seed", 0)),
+        )
+        for a in raw["arms"]
+    )
+    trl = raw.get("trl") or {}
+    return Settings(
+        raw=raw,
+        arms=arms,
+        base_model=str(raw.get("base_model", "")),
+        model_config=raw.get("model_config"),
+        pretrain=raw.get("pretrain"),
+        renderer=str(raw.get("renderer", "plain")),
+        lora_rank=int(raw.get("lora_rank", 32)),
+        lora_alpha=int(trl.get("lora_alpha", 2 * int(raw.get("lora_rank", 32)))),
+        max_tokens=int(raw.get("max_tokens", 512)),
+        temperature=float(trl.get("temperature", 1.0)),
+        threads=int(trl.get("threads", 1)),
+    )
+
+
+def deterministic(seed: int, threads: int) -> None:
+    """Seeds python, numpy and torch, fixes torch's thread count and asks for deterministic algorithms."""
+    import numpy as np
+    import torch
+
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+@dataclass(frozen=True)
+class Item:
+    task_id: str
+    question: str
+    reference: str
+
+
+def read_items(path: str) -> list[Item]:
+    """The ``{"task_id", "question", "reference"}`` rows of an items file the study wrote."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle if line.strip()]
+    except (OSError, ValueError) as error:
+        raise DriverError(f"{path}: {error}") from None
+    return [Item(str(r["task_id"]), str(r["question"]), str(r["reference"])) for r in rows]
+
+
+def render(settings: Settings, question: str) -> Any:
+    """The prompt of a question: the text itself (renderer ``plain``) or a one-turn chat for a chat model."""
+    if settings.renderer == "plain":
+        return question
+    return [{"role": "user", "content": question + GSM8K_SUFFIX}]
+
+
+def reward(response: str, reference: str, stopped: bool) -> float:
+    """The cookbook's GSM8K reward by our grader (docs/method.md section 7): correct + 0.1 * (format - 1)."""
+    return gsm8k_reward(response, reference, stopped_cleanly=stopped)
+
+
+def write_jsonl(path: str, rows: list[dict[str, Any]]) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, allow_nan=False) + "\n")
+
+
+def write_json(path: str, value: Any) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, indent=2, allow_nan=False)
+        handle.write("\n")

@@ -1,0 +1,74 @@
+"""The TRL study drivers' parts that need no training: the character tokenizer, the spec's settings, the
+preflight's comparisons and errors block, the requirements probe, the prompt and reward."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+pytest.importorskip("tokenizers")
+
+from rl_advantages.study.preflight import compare, errors_block, spec_tolerances  # noqa: E402
+from rl_advantages.study.requirements import missing_requirements  # noqa: E402
+from rl_advantages.study.settings import DriverError, load_settings, render, reward  # noqa: E402
+from rl_advantages.study.tiny_lm import CHARACTERS, char_tokenizer  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+ARITH = REPO / "specs" / "arith-gs1-vs-grpo.json"
+GSM8K = REPO / "specs" / "gs1-vs-grpo.json"
+
+
+def test_char_tokenizer_round_trips_every_prompt_character() -> None:
+    tok = char_tokenizer()
+    text = "times 2x2: 4 7 * 3 8 =\\boxed{-1786}"
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    assert len(ids) == len(text)
+    assert tok.decode(ids) == text
+    assert len(tok) == 3 + len(CHARACTERS)
+    assert (tok.pad_token_id, tok.eos_token_id) == (0, 1)
+    assert tok(["ab", "abcd"], padding=True)["attention_mask"][0] == [0, 0, 1, 1]
+
+
+def test_settings_of_both_specs() -> None:
+    world = load_settings(str(ARITH))
+    assert world.world and world.renderer == "plain" and world.max_tokens == 14
+    assert [(a.name, a.group_size, a.groups_per_batch) for a in world.arms] == [("grpo_g8", 8, 4), ("gs1_tfidf_g1", 1, 32)]
+    assert world.arms[0].lr == world.arms[1].lr and world.arms[0].seed == world.arms[1].seed
+    hub = load_settings(str(GSM8K))
+    assert not hub.world and hub.base_model == "Qwen/Qwen3.5-2B"
+    assert render(hub, "Q?") == [{"role": "user", "content": "Q? Write your final answer as \\boxed{N}."}]
+    assert render(world, "plus 1x1: 3 + 4 =") == "plus 1x1: 3 + 4 ="
+    with pytest.raises(DriverError, match="--arm 'x' is not an arm"):
+        world.arm("x")
+
+
+def test_reward_is_the_cookbook_formula_by_our_grader() -> None:
+    assert reward("\\boxed{7}", "7", True) == 1.0
+    assert reward("\\boxed{7}", "7", False) == 0.9
+    assert reward("\\boxed{8}", "7", True) == 0.0
+    assert reward("7", "7", True) == -0.1
+
+
+def test_compare_and_errors_block() -> None:
+    ok = compare([1.0, 2.0], [1.0, 2.0 + 1e-7], 1e-6, 1e-5, 0.9999)
+    assert ok["passed"] and ok["max_abs_error"] == pytest.approx(1e-7) and ok["cosine_similarity"] == pytest.approx(1.0)
+    bad = compare([1.0, 0.0], [0.0, 1.0], 1e-6, 1e-5, 0.9999)
+    assert not bad["passed"] and bad["cosine_similarity"] == 0.0
+    assert compare([0.0], [0.0], 0, 0, 1.0)["cosine_similarity"] == 1.0
+    block = errors_block({"a": ok, "self": {"passed": True, "max_self_weight": 0.0}})
+    assert list(block) == ["a"] and set(block["a"]) == {"max_abs_error", "reference_max_abs", "relative_l2_error", "cosine_similarity"}
+    tol = spec_tolerances(json.loads(GSM8K.read_text()))
+    assert tol["baseline_gradient"]["min_cosine"] == 0.9999
+    with pytest.raises(DriverError, match="correctness_preflight"):
+        spec_tolerances({})
+
+
+def test_probe_needs_nothing_for_the_world_and_names_a_missing_model_folder(tmp_path: Path) -> None:
+    pytest.importorskip("trl")
+    pytest.importorskip("peft")
+    assert missing_requirements(load_settings(str(ARITH)), None) == []
+    missing = missing_requirements(load_settings(str(GSM8K)), str(tmp_path))
+    assert missing == [f"model weights at --model {tmp_path} (no config.json there)"]

@@ -1,0 +1,216 @@
+// The one guard of every file an rl-adv command writes. Each command declares its file options as inputs
+// or outputs (inputOption / outputOption below); before any command runs, guardOutputs checks that no
+// output is one of the command's inputs (by resolved path and by device and inode, so through a symbolic
+// or hard link, `./` or `..`), nor another of its outputs, and that no output exists unless --force
+// (the one policy of every command, docs/cli.md "Files a command writes"). writeOutput then writes it
+// atomically: a temporary file in the same folder, then a link (no --force: never replaces a file that
+// appeared meanwhile) or a rename (--force).
+import { randomBytes } from 'node:crypto';
+import { link, lstat, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { CliUsageError, type CliIo } from './core.js';
+import { STDIO } from './io.js';
+
+/** What a command does with the file(s) an option names. */
+export type FileRole =
+  | {
+      readonly kind: 'input';
+      /** The files the option's parsed value names (e.g. the PATH of `kernel:PATH`, both files of `A,B`). */
+      readonly files: (value: unknown) => readonly string[];
+      /** The files read when the option is not given (e.g. the shipped spec). */
+      readonly fallback?: () => readonly string[];
+    }
+  | { readonly kind: 'output' };
+
+const ROLES = new WeakMap<Option, FileRole>();
+
+/** The role a command's option was declared with, or undefined for an option that names no file. */
+export function fileRole(option: Option): FileRole | undefined {
+  return ROLES.get(option);
+}
+
+/** A string value names one file; `-` (standard input) names none. */
+function oneFile(value: unknown): string[] {
+  return typeof value === 'string' && value !== STDIO ? [value] : [];
+}
+
+/**
+ * An option naming a file (or files) the command reads.
+ *
+ * @param files - the files its parsed value names (default: the value itself, unless `-`).
+ * @param fallback - the files read when it is not given.
+ * @example
+ * ```ts
+ * command.addOption(inputOption('--input <file>', 'the rollouts, JSON lines').makeOptionMandatory());
+ * ```
+ */
+export function inputOption(
+  flags: string,
+  description: string,
+  files: (value: unknown) => readonly string[] = oneFile,
+  fallback?: () => readonly string[],
+): Option {
+  const option = new Option(flags, description);
+  ROLES.set(option, { kind: 'input', files, ...(fallback === undefined ? {} : { fallback }) });
+  return option;
+}
+
+/**
+ * An option naming a file the command writes (`-` is standard output). The command must also have
+ * `--force` ({@link forceOption}); {@link writeOutput} writes it.
+ */
+export function outputOption(flags: string, description: string): Option {
+  const option = new Option(flags, description);
+  ROLES.set(option, { kind: 'output' });
+  return option;
+}
+
+/** `--force`: the one way an existing output file is replaced (never an input). */
+export function forceOption(): Option {
+  return new Option('--force', 'replace an output file that exists (never one of the inputs)');
+}
+
+/** The files of `kernel:PATH` estimator names (`--estimator`, `--estimators`, `--reference`), relative to the current folder. */
+export function kernelFiles(value: unknown): string[] {
+  const names = Array.isArray(value) ? value : [value];
+  return names.filter((n): n is string => typeof n === 'string' && n.startsWith('kernel:')).map((n) => n.slice('kernel:'.length));
+}
+
+interface Named {
+  readonly flag: string;
+  readonly file: string;
+}
+
+/** Where a file is and what it is: the path with every link resolved (its folder's, when it does not exist), and its inode. */
+interface Identity {
+  readonly path: string;
+  readonly inode?: string;
+}
+
+async function identify(file: string): Promise<Identity> {
+  const absolute = resolve(file);
+  const found = await stat(absolute).catch(() => undefined);
+  if (found !== undefined) return { path: await realpath(absolute), inode: `${found.dev}:${found.ino}` };
+  // Not there yet: its folder's real path and its own name (a dangling link is its own name too).
+  const folder = await realpath(dirname(absolute)).catch(() => dirname(absolute));
+  return { path: join(folder, basename(absolute)) };
+}
+
+const same = (a: Identity, b: Identity): boolean => a.path === b.path || (a.inode !== undefined && a.inode === b.inode);
+
+/** The files a parsed command declares as outputs and inputs, in option order. */
+export function declaredFiles(command: Command): { outputs: Named[]; inputs: Named[] } {
+  const values = command.opts();
+  const outputs: Named[] = [];
+  const inputs: Named[] = [];
+  for (const option of command.options) {
+    const role = ROLES.get(option);
+    if (role === undefined) continue;
+    const flag = option.long ?? option.flags;
+    const value = values[option.attributeName()];
+    if (role.kind === 'output') {
+      for (const file of oneFile(value)) outputs.push({ flag, file });
+    } else {
+      const files = value === undefined ? (role.fallback?.() ?? []) : role.files(value);
+      for (const file of files) if (file !== STDIO) inputs.push({ flag, file });
+    }
+  }
+  return { outputs, inputs };
+}
+
+/**
+ * Refuses, before the command reads or writes anything, an output that is one of its inputs or another of
+ * its outputs (even with --force), an output that is a folder, and an output that exists without --force.
+ * Registered as the program's preAction hook, so every command is guarded.
+ *
+ * @throws {CliUsageError} naming the output option, the file and what it collides with (exit 2).
+ */
+export async function guardOutputs(command: Command): Promise<void> {
+  const { outputs, inputs } = declaredFiles(command);
+  if (outputs.length === 0) return;
+  const force = command.opts().force === true;
+  const inputIds = await Promise.all(inputs.map((i) => identify(i.file)));
+  const seen: { named: Named; id: Identity }[] = [];
+  for (const output of outputs) {
+    const id = await identify(output.file);
+    inputs.forEach((input, k) => {
+      if (same(id, inputIds[k] as Identity)) {
+        throw new CliUsageError(
+          `${output.flag} ${output.file} is the ${input.flag} file (${(inputIds[k] as Identity).path}); it would be overwritten: give ${output.flag} another file`,
+        );
+      }
+    });
+    const twin = seen.find((s) => same(s.id, id));
+    if (twin !== undefined) {
+      throw new CliUsageError(`${output.flag} ${output.file} is also ${twin.named.flag} ${twin.named.file}: give each output its own file`);
+    }
+    seen.push({ named: output, id });
+    const present = await lstat(output.file).catch(() => undefined);
+    if (present?.isDirectory() === true || (await stat(output.file).catch(() => undefined))?.isDirectory() === true) {
+      throw new CliUsageError(`${output.flag} ${output.file} is a folder: give a file name`);
+    }
+    if (present !== undefined && !force) {
+      throw new CliUsageError(`${output.flag} ${output.file} exists; it is kept: give another file, or --force to replace it`);
+    }
+    // Said before the command works for minutes on a file it could not write.
+    if ((await stat(dirname(resolve(output.file))).catch(() => undefined))?.isDirectory() !== true) {
+      throw new CliUsageError(`${output.flag} ${output.file}: cannot write it (no such file or folder)`);
+    }
+  }
+}
+
+function reason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file or folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Writes an output file atomically, or standard output for `-`: the text goes to a temporary file in the
+ * same folder, which then becomes `file` whole. Without `force` it is linked into place, which fails if
+ * `file` exists (so a file that appeared after {@link guardOutputs} is kept too); with `force` it is
+ * renamed over it.
+ *
+ * @throws {CliUsageError} when the file exists (without `force`) or cannot be written, naming the option and the file.
+ * @example
+ * ```ts
+ * await writeOutput('report.html', html, io, '--html', options.force === true);
+ * ```
+ */
+export async function writeOutput(file: string, text: string, io: CliIo, flag: string, force: boolean): Promise<void> {
+  if (file === STDIO) {
+    io.stdout.write(text);
+    return;
+  }
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, text, { encoding: 'utf8', flag: 'wx' });
+  } catch (error) {
+    throw new CliUsageError(`${flag} ${file}: cannot write it (${reason(error)})`);
+  }
+  try {
+    if (force) await rename(temp, file);
+    else await placeNew(temp, file, flag);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Puts `temp` at `file` only if `file` does not exist: a hard link (atomic no-replace), else a checked rename. */
+async function placeNew(temp: string, file: string, flag: string): Promise<void> {
+  try {
+    await link(temp, file);
+    return;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EEXIST') throw new CliUsageError(`${flag} ${file} exists; it is kept: give another file, or --force to replace it`);
+    // A file system without hard links: the guard has checked that `file` is absent.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw new CliUsageError(`${flag} ${file}: cannot write it (${reason(error)})`);
+  }
+  if ((await lstat(file).catch(() => undefined)) !== undefined) {
+    throw new CliUsageError(`${flag} ${file} exists; it is kept: give another file, or --force to replace it`);
+  }
+  await rename(temp, file);
+}

@@ -1,0 +1,64 @@
+// Running a real backend's Python driver as a subprocess: stdout is returned, stdout and stderr are kept in
+// RUN/logs/<name>.log, and a driver that fails is reported with its exit code and the tail of its log. Shared by the
+// Tinker backend (examples/tinker-cookbook scripts) and the TRL backend (python -m rl_advantages.study).
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { RlAdvantagesError } from '../../errors.js';
+
+/** One driver run. */
+export interface DriverRun {
+  /** The Python interpreter. */
+  readonly python: string;
+  /** Its arguments (the script or `-m module`, then the driver's own). */
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The run folder: the log goes to RUN/logs/<logName>.log. */
+  readonly runDir: string;
+  readonly logName: string;
+  /** How the driver is named in messages (e.g. `run_arm.py`). */
+  readonly label: string;
+  /** The error for a driver that cannot start (the backend's `*_unavailable`). */
+  readonly unavailable: (message: string) => RlAdvantagesError;
+}
+
+/** Lines of the log's tail quoted in a failure message. */
+const TAIL_LINES = 5;
+
+/**
+ * Runs one driver to its end.
+ *
+ * @returns its stdout.
+ * @throws {RlAdvantagesError} `driver_failed` with the exit code, the log file and the log's last lines when it exits
+ *   non-zero; the backend's unavailable error when it cannot start.
+ * @example
+ * ```ts
+ * const out = await runDriver({ python: 'python3', args: ['-m', 'rl_advantages.study', 'probe', ...], env: process.env, runDir, logName: 'probe', label: 'probe', unavailable });
+ * ```
+ */
+export function runDriver(run: DriverRun): Promise<string> {
+  const logs = path.join(run.runDir, 'logs');
+  mkdirSync(logs, { recursive: true });
+  const logFile = path.join(logs, `${run.logName}.log`);
+  return new Promise((resolve, reject) => {
+    const fd = openSync(logFile, 'w');
+    const child = spawn(run.python, [...run.args], { env: { ...run.env }, stdio: ['ignore', 'pipe', fd] });
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.on('error', (error) => {
+      closeSync(fd);
+      reject(run.unavailable(`${run.label} could not start: ${error.message}`));
+    });
+    child.on('close', (code) => {
+      closeSync(fd);
+      if (code === 0) {
+        resolve(stdout);
+        return;
+      }
+      const tail = readFileSync(logFile, 'utf8').trim().split('\n').slice(-TAIL_LINES).join('\n  ');
+      reject(new RlAdvantagesError(`${run.label} failed with exit code ${String(code)} (log ${logFile}):\n  ${tail}`, { code: 'driver_failed' }));
+    });
+  });
+}
