@@ -1,5 +1,7 @@
 // The hot loop of the TF-IDF kernel (docs/method.md section 2) over CSR rows, in O(U) scratch memory
-// per block: never a U x U matrix.
+// per block: never a U x U matrix. It is the TF-IDF kernel's own path beside the general one of
+// src/kernels/weights.ts because it is 13x faster at B = 1024 and 4096 (measured; the figures are at the top of
+// weights.ts).
 //
 // What it computes, for every unit u, with s_uv = <x_u, x_v> (terms of u ascending, as scipy's
 // csr matmat sums them) and m_u the largest s_uv over the other rollouts (v != u, or v = u too

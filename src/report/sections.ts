@@ -3,15 +3,14 @@
 import { accuracyChartSpec, pairedTable, wilsonInterval, type ArmAccuracy } from './charts/accuracy.js';
 import { beffChartSpec, type BeffRatioRow } from './charts/beff.js';
 import { decisionChartSpec, type DecisionCriterionRow } from './charts/decision.js';
-import { formatNumber, gateChartSpec, type GateCheckRow } from './charts/gate.js';
+import { gateChartSpec, type GateCheckRow } from './charts/gate.js';
 import { kernelChartSpec, type KernelFamilyRow } from './charts/kernel.js';
 import { powerChartSpec, type PowerRow } from './charts/power.js';
 import { renderChartSvg } from './charts/render.js';
 import { rewardChartSpec, type ArmRewards } from './charts/reward.js';
 import { escapeHtml, figureHtml, tableHtml, type HtmlSection } from './html.js';
+import { formatFigure } from '../internal/figures.js';
 
-/** A number as the tables print it (4 decimals, integers plainly), `n/a` when absent. */
-export const f4 = (x: number | null | undefined): string => (typeof x === 'number' && Number.isFinite(x) ? formatNumber(x) : 'n/a');
 
 /** The preflight's checks as a table, its verdict in the heading (no chart: each check is pass or fail). */
 export function preflightSection(preflight: { readonly passed: boolean; readonly checks: readonly { id: string; passed: boolean; detail: string }[] }): HtmlSection {
@@ -75,16 +74,16 @@ export async function calibrationSection(c: CalibrationFigures, bar: number | nu
     ['estimator', 'MSE corrected', 'B_eff ratio', 'MC s.e.', interval],
     Object.entries(c.estimators).map(([name, e]) => [
       name,
-      f4(e.mse_corrected),
-      f4(e.ratio),
-      f4(e.ratio_se),
-      e.ratio_ci95 ? `[${f4(e.ratio_ci95[0])}, ${f4(e.ratio_ci95[1])}]` : 'n/a',
+      formatFigure(e.mse_corrected),
+      formatFigure(e.ratio),
+      formatFigure(e.ratio_se),
+      e.ratio_ci95 ? `[${formatFigure(e.ratio_ci95[0])}, ${formatFigure(e.ratio_ci95[1])}]` : 'n/a',
     ]),
     [1, 2, 3],
   );
   const text =
-    `<p>${c.tasks} calibration tasks, ${c.rollouts} rollouts; mean reward ${f4(c.mean_reward)}, ` +
-    `sigma_eps^2 ${f4(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches (docs/method.md section 4).</p>`;
+    `<p>${c.tasks} calibration tasks, ${c.rollouts} rollouts; mean reward ${formatFigure(c.mean_reward)}, ` +
+    `sigma_eps^2 ${formatFigure(c.sigma_eps2)}; B = ${c.batch_size}, ${c.batches} batches (docs/method.md section 4).</p>`;
   return { id: 'calibration', heading: 'B_eff calibration', body: text + figure + table };
 }
 
@@ -131,7 +130,7 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
   const who = comparison ? `treatment ${comparison.treatment} vs baseline ${comparison.baseline}, ` : '';
   const table = tableHtml(
     ['criterion', 'estimate', 'interval', 'margin', 'verdict'],
-    d.criteria.map((c) => [c.id, f4(c.estimate), `[${f4(c.lower)}, ${f4(c.upper)}]`, String(c.margin), c.verdict]),
+    d.criteria.map((c) => [c.id, formatFigure(c.estimate), `[${formatFigure(c.lower)}, ${formatFigure(c.upper)}]`, String(c.margin), c.verdict]),
     [1, 3],
   );
   return {
@@ -190,7 +189,7 @@ export async function evalSection(
 ): Promise<HtmlSection> {
   const rows = arms.map((x) => {
     const [lo, hi] = wilsonInterval(x.correct, x.n);
-    return [x.arm, String(x.correct), String(x.n), f4(x.correct / x.n), `[${f4(lo)}, ${f4(hi)}]`];
+    return [x.arm, String(x.correct), String(x.n), formatFigure(x.correct / x.n), `[${formatFigure(lo)}, ${formatFigure(hi)}]`];
   });
   let body = await evalFigure(arms);
   body += tableHtml(['arm', 'correct', 'items', 'accuracy', '95% Wilson interval'], rows, [1, 2, 3]);

@@ -12,7 +12,8 @@ import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow
 import { usage } from './usage.js';
 
 /** Where a study's questions come from. */
-export type StudyQuestionSet = SimQuestionSet | 'arith';
+export type { StudyQuestionSet } from './sim/questions.js';
+import type { StudyQuestionSet } from './sim/questions.js';
 
 /** The arith world of a spec (`dataset.name` "arith"), or undefined for every other spec. */
 export function specArithSection(spec: StudySpec): Readonly<Record<string, unknown>> | undefined {

@@ -5,7 +5,7 @@ import type { DesignPowerJson } from '../stats/design-power.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
-import type { StudyQuestionSet } from './load-questions.js';
+import type { StudyQuestionSet } from './sim/questions.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;

@@ -1,17 +1,7 @@
 // The catalogue exposes the normalisation step, every preset, maxrl and gdpo, with typed parameters; each
 // created by name (and by structured spec) gives what the library function gives.
 import { describe, expect, it } from 'vitest';
-import {
-  catalogueJson,
-  createEstimator,
-  createStatefulEstimator,
-  gdpo,
-  maxrl,
-  NORMALIZATION_PRESET_NAMES,
-  normalizationPreset,
-  normalized,
-  RunningNormalization,
-} from '../../src/index.js';
+import { catalogueJson, createEstimator, createStatefulEstimator, gdpo, maxrl, NORMALIZATION_PRESET_NAMES, normalizationPreset, normalized, RunningNormalization } from '../../src/index.js';
 
 const batch = { rewards: [1, 0, 0.5, 0.25, 1, 1, 0, 0.75], groupIds: [0, 0, 0, 0, 1, 1, 1, 1], lengths: [3, 1, 4, 1, 5, 9, 2, 6] };
 

@@ -3,22 +3,7 @@
 // naming the field and index; never an infinity or NaN, never a silent 0 from an overflowed std.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import {
-  createEstimator,
-  createStatefulEstimator,
-  ESTIMATOR_BASE_NAMES,
-  gdpo,
-  isStatefulEstimator,
-  loadKernel,
-  maxrl,
-  NORMALIZATION_PRESET_NAMES,
-  normalizationPreset,
-  normalizeStep,
-  RlAdvantagesError,
-  TfidfVectorizer,
-  type Batch,
-  type EstimatorResult,
-} from '../../src/index.js';
+import { createEstimator, createStatefulEstimator, ESTIMATOR_BASE_NAMES, gdpo, isStatefulEstimator, loadKernel, maxrl, NORMALIZATION_PRESET_NAMES, normalizationPreset, normalizeStep, RlAdvantagesError, TfidfVectorizer, type Batch, type EstimatorResult } from '../../src/index.js';
 
 const vectorizer = TfidfVectorizer.fit(['how many apples', 'how many pears', 'cost of three boats', 'a train leaves at noon']);
 const kernel = loadKernel({ format: 'rl-advantages/kernel', version: 1, family: 'tfidf', params: { temperature: 0.1, sublinear_tf: false }, fitted: { vectorizer: vectorizer.toJSON() } });

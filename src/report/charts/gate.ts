@@ -43,15 +43,13 @@ function strip(check: GateCheckRow): VegaLiteSpec {
     });
   }
   return {
-    title: { text: `${verdict}  ${check.metric}`, subtitle: `value ${check.value === null ? 'missing' : formatNumber(check.value)}; allowed ${bounds || 'any'}` },
+    title: { text: `${verdict}  ${check.metric}`, subtitle: `value ${check.value === null ? 'missing' : formatFigure(check.value)}; allowed ${bounds || 'any'}` },
     width: CHART_WIDTH,
     height: 26,
     layer: layers,
   };
 }
 
-/** Numbers as the report's tables print them: integers plainly, others with 4 decimals. */
-export const formatNumber = (x: number): string => formatFigure(x);
 
 /**
  * Vega-Lite spec of chart 3: one strip per gate check, each on its own scale (the checks measure different things),

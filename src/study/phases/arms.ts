@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { fmt } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { summary, settings } = ctx;
@@ -17,7 +17,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     // Saved after each arm, so an interrupted run shows the finished arms.
     ctx.save();
   }
-  const finals = Object.entries(summary.arms).map(([k, v]) => `${k} final reward ${fmt(v.reward_per_step.at(-1), 3)}`);
+  const finals = Object.entries(summary.arms).map(([k, v]) => `${k} final reward ${formatFigure(v.reward_per_step.at(-1), 3)}`);
   return { line: finals.join(', ') };
 }
 

@@ -6,7 +6,7 @@ import { calibrationJson, parseCalibrationJson } from '../../calibration/json.js
 import { readJson, writeJsonAtomic } from '../backends/files.js';
 import { CALIBRATION_ROLLOUTS, CALIBRATION_TASKS, type CalibrationSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { fmt } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 function calibrationSummary(c: BeffCalibration): CalibrationSummary {
   const estimators: CalibrationSummary['estimators'] = {};
@@ -55,7 +55,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   writeJsonAtomic(path.join(calibrationDir, 'beff.json'), calibrationJson(calibration, { corpus: 'train.jsonl', corpus_field: 'question' }));
   ctx.summary.calibration = calibrationSummary(calibration);
   const ratio = calibration.estimators[treatment.advantage]?.ratio;
-  return { line: `mean reward ${fmt(calibration.meanReward, 3)}, sigma_eps^2 ${fmt(calibration.sigmaEps2)}, B_eff ratio ${fmt(ratio)}` };
+  return { line: `mean reward ${formatFigure(calibration.meanReward, 3)}, sigma_eps^2 ${formatFigure(calibration.sigmaEps2)}, B_eff ratio ${formatFigure(ratio)}` };
 }
 
 /** On a resume: the calibration read back from calibration/beff.json, for the gate. */

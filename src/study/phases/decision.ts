@@ -9,7 +9,7 @@ import type { EvalRow } from '../backends/types.js';
 import type { StudyArm } from '../spec.js';
 import type { StudySummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { fmt } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -33,7 +33,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan });
   const c = decision.criteria[0];
   return {
-    line: `${decision.verdict}${c ? ` (${c.id}: ${fmt(c.estimate)} in [${fmt(c.lower)}, ${fmt(c.upper)}], margin ${c.margin}, half-width ${fmt(c.halfWidth)})` : ''}`,
+    line: `${decision.verdict}${c ? ` (${c.id}: ${formatFigure(c.estimate)} in [${formatFigure(c.lower)}, ${formatFigure(c.upper)}], margin ${c.margin}, half-width ${formatFigure(c.halfWidth)})` : ''}`,
   };
 }
 

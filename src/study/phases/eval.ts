@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { StudyArm } from '../spec.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { accuracy, fmt } from './figures.js';
+import { accuracy } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 /** The arm's final checkpoint: from the arms phase of this process, else from the backend (a resumed run). */
 async function checkpointOf(ctx: PhaseContext, arm: StudyArm): Promise<string> {
@@ -27,7 +28,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     const rows = await ctx.backend.evaluate(ctx.study, checkpoint, evalItems, file);
     evals[arm.name] = { accuracy: accuracy(rows), n: rows.length, file: path.relative(ctx.dir, file) };
   }
-  return { line: Object.entries(evals).map(([k, v]) => `${k} ${fmt(v.accuracy)}`).join(', ') + ` (accuracy on ${evalItems.length} items)` };
+  return { line: Object.entries(evals).map(([k, v]) => `${k} ${formatFigure(v.accuracy)}`).join(', ') + ` (accuracy on ${evalItems.length} items)` };
 }
 
 /** The eval phase: eval/<arm>.jsonl. */

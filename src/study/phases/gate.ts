@@ -7,7 +7,7 @@ import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import { evaluateGate, gateJson, type GateResult } from '../gate.js';
 import { gateMetrics, parseAdvantageLog, type AdvantageLogRow } from '../gate-metrics.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { fmt } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 function pilotLogs(ctx: PhaseContext): Record<string, AdvantageLogRow[]> {
   const logs: Record<string, AdvantageLogRow[]> = {};
@@ -41,8 +41,8 @@ function scoreFallback(ctx: PhaseContext, result: GateResult): string {
   };
   const failed = result.checks
     .filter((c) => c.status !== 'pass')
-    .map((c) => `${c.metric} = ${fmt(c.value)} (${c.status}; min ${c.min ?? '-'}, max ${c.max ?? '-'})`);
-  return `FAILED: ${failed.join('; ')}; fallback length_bucket_loo B_eff ratio ${fmt(f?.ratio)}`;
+    .map((c) => `${c.metric} = ${formatFigure(c.value)} (${c.status}; min ${c.min ?? '-'}, max ${c.max ?? '-'})`);
+  return `FAILED: ${failed.join('; ')}; fallback length_bucket_loo B_eff ratio ${formatFigure(f?.ratio)}`;
 }
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {

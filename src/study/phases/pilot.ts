@@ -4,7 +4,8 @@ import path from 'node:path';
 import { PILOT_EVAL_ITEMS, PILOT_STEPS } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { FIGURE_DIGITS } from '../../internal/figures.js';
-import { accuracy, fmt } from './figures.js';
+import { accuracy } from './figures.js';
+import { formatFigure } from '../../internal/figures.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { backend, study, events } = ctx;
@@ -26,7 +27,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     evals[arm.name] = { accuracy: accuracy(rows), n: rows.length };
   }
   ctx.summary.pilot = { arms, eval: evals };
-  return { line: Object.entries(evals).map(([k, v]) => `${k} ${fmt(v.accuracy, FIGURE_DIGITS.accuracy)}`).join(', ') + ` (accuracy on ${pilotItems.length} items)` };
+  return { line: Object.entries(evals).map(([k, v]) => `${k} ${formatFigure(v.accuracy, FIGURE_DIGITS.accuracy)}`).join(', ') + ` (accuracy on ${pilotItems.length} items)` };
 }
 
 /** The pilot phase: pilot/<arm>/advantages.jsonl and pilot/eval_<policy>.jsonl. */

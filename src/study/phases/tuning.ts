@@ -10,8 +10,8 @@ import { CALIBRATION_TASKS, TUNING_TASKS, type TuningKernelSummary, type TuningS
 import { gateCalibrationTasks, tuningTaskRows } from '../task-sets.js';
 import { tuneStudyKernel } from '../tune-kernel.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { fmt } from './figures.js';
 import { sha256File } from '../../internal/sha256.js';
+import { formatFigure } from '../../internal/figures.js';
 
 /** The rows' file and the kernel's, in the run folder. */
 export const TUNING_FILE = 'tuning.jsonl';
@@ -34,8 +34,8 @@ async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: Cal
 }
 
 function kernelLine(k: TuningKernelSummary): string {
-  const ci = k.held_out.ratio_ci95 === null ? '' : ` [${fmt(k.held_out.ratio_ci95[0])}, ${fmt(k.held_out.ratio_ci95[1])}]`;
-  return `kernel ${k.family}: held-out B_eff ratio ${fmt(k.held_out.ratio)}${ci} (tuning ${fmt(k.tuning_ratio)}, ${k.candidates ?? '?'} candidates)`;
+  const ci = k.held_out.ratio_ci95 === null ? '' : ` [${formatFigure(k.held_out.ratio_ci95[0])}, ${formatFigure(k.held_out.ratio_ci95[1])}]`;
+  return `kernel ${k.family}: held-out B_eff ratio ${formatFigure(k.held_out.ratio)}${ci} (tuning ${formatFigure(k.tuning_ratio)}, ${k.candidates ?? '?'} candidates)`;
 }
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
@@ -56,7 +56,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.save();
   ctx.events.label(`tuning: tune-kernel on ${rows.length} rows`);
   tuning.kernel = await tuneStudyKernel(ctx, rows, { file, sha256: tuning.sha256 }, path.join(ctx.dir, KERNEL_FILE));
-  return { line: `${rows.length} rows (mean reward ${fmt(tuning.mean_reward, 3)}); ${kernelLine(tuning.kernel)}; not adopted (rl-adv study revise)` };
+  return { line: `${rows.length} rows (mean reward ${formatFigure(tuning.mean_reward, 3)}); ${kernelLine(tuning.kernel)}; not adopted (rl-adv study revise)` };
 }
 
 /** The tuning phase: tuning.jsonl and kernel.json; it runs only with `tuneKernel` (`--tune-kernel`). */

@@ -10,6 +10,9 @@ import { checkPositiveInteger } from '../../internal/validate.js';
 export const SIM_QUESTION_SETS = ['gsm8k', 'clustered'] as const;
 export type SimQuestionSet = (typeof SIM_QUESTION_SETS)[number];
 
+/** The question sets a study can run on: the simulator's and `arith`. */
+export type StudyQuestionSet = SimQuestionSet | 'arith';
+
 /** One question as GSM8K's JSON lines hold it: the text and a worked solution ending `#### <number>`. */
 export interface QuestionRow {
   readonly question: string;
