@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 /** The GSM8K folder; exits 2 with the how-to message when there is none. `root` is the repository root (dist/ built). */
 export async function benchGsm8kDir(root) {
-  const { ensureGsm8kDir, RlAdvantagesError } = await import(join(root, 'dist', 'index.js'));
+  const { RlAdvantagesError } = await import(join(root, 'dist', 'index.js'));
+  const { ensureGsm8kDir } = await import(join(root, 'dist', 'data.js'));
   try {
     return await ensureGsm8kDir(undefined, { onNotice: (message) => process.stderr.write(`bench: ${message}\n`) });
   } catch (error) {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runStudy } from '../../src/study/run.js';
+import { runStudyWithReports } from '../../src/report/write.js';
 import { createSimBackend } from '../../src/study/sim/backend.js';
 import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { specPath } from '../helpers/paths.js';
@@ -16,8 +16,8 @@ beforeAll(async () => {
   const quick = { calibrationBatches: 500, calibrationBootstrap: 0, questions: 'clustered' as const };
   runs.failed = path.join(root, 'failed');
   runs.decided = path.join(root, 'decided');
-  await runStudy({ specPath, dir: runs.failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
-  await runStudy({ specPath, dir: runs.decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 3, evalLimit: 100, ...quick });
+  await runStudyWithReports({ specPath, dir: runs.failed, backend: createSimBackend(SIM_CLUSTERED_DEFAULTS), ...quick });
+  await runStudyWithReports({ specPath, dir: runs.decided, backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }), steps: 3, evalLimit: 100, ...quick });
 }, 120_000);
 
 const unescape = (html: string): string =>
