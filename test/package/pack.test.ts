@@ -101,7 +101,7 @@ describe('the packed tarball', () => {
     const esm = node(['out/esm.mjs']);
     expect(esm.stderr).toBe('');
     const result = JSON.parse(esm.stdout) as { name: string; message: string; b: number[]; n: string };
-    expect(result.message).toMatch(/^unknown estimator "grpo"; known estimators: group_mean, /);
+    expect(result.message).toMatch(/^unknown estimator "grpo" \(did you mean "gdpo"\?\); known estimators: group_mean, /);
     expect(result).toMatchObject({ name: 'tfidf_kernel_loo_T0.1', b: [1 / 3, 2 / 3, 2 / 3, 1 / 3], n: 'group_mean' });
     const cjs = node(['out/cjs.cjs']);
     expect(cjs.stderr).toBe('');
