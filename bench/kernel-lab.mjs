@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { benchGsm8kDir } from './gsm8k.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { tuneKernel } = await import(join(root, 'dist/index.js'));
+const { tuneKernel } = await import(join(root, 'dist/tuning.js'));
 const at = process.argv.indexOf('--batches');
 const batches = at >= 0 ? Number(process.argv[at + 1]) : 10000;
 const gsm8k = await benchGsm8kDir(root);

@@ -2,7 +2,8 @@
 // against the built library (dist/index.js). Usage: node bench/node-case.mjs <inputs.json> <case> <out.json>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
-import { calibrateBeff, kernelThreadState, TfidfVectorizer, tfidfKernelLoo } from '../dist/index.js';
+import { kernelThreadState, TfidfVectorizer, tfidfKernelLoo } from '../dist/index.js';
+import { calibrateBeff } from '../dist/calibration.js';
 import { promptsFor, rewardsFor } from './inputs.mjs';
 
 const [inputsPath, caseName, outPath] = process.argv.slice(2);

@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
-import { calibrateBeff } from '../dist/index.js';
+import { calibrateBeff } from '../dist/calibration.js';
 import { clusteredPopulation, drawCalibrationSet, nullPopulation, trueRatio } from './beff-populations.mjs';
 
 const GS1 = 'tfidf_kernel_loo_T0.1';

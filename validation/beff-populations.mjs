@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
-import { SIM_DEFAULTS, TfidfVectorizer, clusteredQuestions } from '../dist/index.js';
+import { TfidfVectorizer } from '../dist/index.js';
+import { SIM_DEFAULTS, clusteredQuestions } from '../dist/study.js';
 
 const sigmoid = (x) => 1 / (1 + Math.exp(-x));
 

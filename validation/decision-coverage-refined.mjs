@@ -13,7 +13,7 @@
 // long here); the fixed-grid table of validation/decision-coverage.mjs has it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DECISION_METHOD_NAMES, decisionMethod } from '../dist/index.js';
+import { DECISION_METHOD_NAMES, decisionMethod } from '../dist/stats.js';
 import { cached, intervalTable, refinedMinimum, regionsAtDelta } from './decision-coverage-core.mjs';
 
 const args = process.argv.slice(2);

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import seedrandom from 'seedrandom';
-import { decisionMethod } from '../dist/index.js';
+import { decisionMethod } from '../dist/stats.js';
 import { cached, exactCoverage } from './decision-coverage-core.mjs';
 
 const args = process.argv.slice(2);

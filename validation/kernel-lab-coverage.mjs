@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { tuneKernel, calibrateBeff, loadKernel, kernelFileJson } = await import(join(root, 'dist/index.js'));
+const { loadKernel, kernelFileJson } = await import(join(root, 'dist/index.js'));
+const { tuneKernel } = await import(join(root, 'dist/tuning.js'));
+const { calibrateBeff } = await import(join(root, 'dist/calibration.js'));
 const flag = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : fallback;

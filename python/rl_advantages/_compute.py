@@ -72,6 +72,7 @@ def _batch(
     greedy_rewards: Any,
     mask: Any,
     features: Any,
+    reward_components: Any = None,
 ) -> dict[str, Any]:
     batch: dict[str, Any] = {}
     masked = None
@@ -97,6 +98,8 @@ def _batch(
         batch["greedy_rewards"] = float_list("greedy_rewards", greedy_rewards)
     if features is not None:
         batch["features"] = matrix_list("features", features)
+    if reward_components is not None:
+        batch["reward_components"] = matrix_list("reward_components", reward_components)
     for name, items in batch.items():
         if name != "rewards":
             _check_length(name, items, size)
@@ -113,6 +116,7 @@ def compute_advantages(
     greedy_rewards: Any = None,
     mask: Any = None,
     features: Any = None,
+    reward_components: Any = None,
     session: str | int | None = None,
     update: bool | None = None,
     server: Server | None = None,
@@ -134,6 +138,7 @@ def compute_advantages(
         greedy_rewards: the greedy rollout's reward (``remax``).
         mask: True where a rollout is masked out (it gets advantage 0 and is no one's baseline).
         features: one feature vector per rollout (``kernel_loo_T<T>``).
+        reward_components: one vector of reward components per rollout, B x k (``gdpo``).
         session: the session id of a stateful estimator (``prompt_value``), kept by the server across calls.
         update: for a session, False computes without updating the state (default: update).
         server: the :class:`Server` to use (default :func:`default_server`).
@@ -152,7 +157,7 @@ def compute_advantages(
         array([ 0.5, -0.5, -0.5,  0.5])
     """
     request = _estimator_fields(estimator, options)
-    request.update(_batch(rewards, group_ids, prompts, lengths, greedy_rewards, mask, features))
+    request.update(_batch(rewards, group_ids, prompts, lengths, greedy_rewards, mask, features, reward_components))
     if session is not None:
         if isinstance(session, bool) or not isinstance(session, (str, int)):
             raise RlAdvantagesError("bad_type", f"session must be a string or an integer, got {type(session).__name__}", field="session")

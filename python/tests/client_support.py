@@ -31,6 +31,7 @@ def make_batch(seed: int = 1, groups: int = 6, size: int = 4, masked: bool = Fal
         "lengths": rng.integers(5, 200, size=b).astype(np.float64),
         "greedy_rewards": np.repeat(rng.integers(0, 2, size=groups), size).astype(np.float64),
         "features": rng.integers(-8, 9, size=(b, 3)) / 8.0,
+        "reward_components": rng.integers(0, 9, size=(b, 2)) / 8.0,
     }
     batch["features"][:, 0] += 2.0  # no zero vector (cosine needs a norm)
     if masked:

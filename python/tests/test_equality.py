@@ -27,7 +27,8 @@ from client_support import make_batch
 
 # A kernel file for the estimators that read one (the length family: no fitted state beyond its two numbers).
 KERNEL = {"format": "rl-advantages/kernel", "version": 1, "family": "length", "params": {"measure": "chars", "kernel": "gaussian", "bandwidth": 1}, "fitted": {"sd": 0.5, "scale": 0.5}}
-ROW_FIELDS = {"rewards": "reward", "group_ids": "group", "prompts": "prompt", "lengths": "length", "greedy_rewards": "greedy_reward", "features": "features", "mask": "masked"}
+ROW_FIELDS = {"rewards": "reward", "group_ids": "group", "prompts": "prompt", "lengths": "length", "greedy_rewards": "greedy_reward", "features": "features",
+              "reward_components": "reward_components", "mask": "masked"}  # fmt: skip
 
 
 def value_for(p: dict[str, Any]) -> Any:

@@ -75,6 +75,8 @@ def test_masked_rewards_may_be_nan(server):
 BAD = [
     # (estimator, kwargs, code, field, index)
     ("group_mean", dict(rewards=[1.0, 0.0, math.nan], group_ids=[0, 0, 0]), "non_finite", "rewards", 2),
+    ("gdpo", dict(rewards=[1.0, 0.0], group_ids=[0, 0], reward_components=[[1.0, 0.0], [0.0, math.nan]]), "non_finite", "reward_components", 1),
+    ("gdpo", dict(rewards=[1.0, 0.0], group_ids=[0, 0], reward_components=[1.0, 0.0]), "bad_shape", "reward_components", None),
     ("group_mean", dict(rewards=np.array([1, 0, np.inf, 0], dtype=np.float32), group_ids=[0, 0, 1, 1]), "non_finite", "rewards", 2),
     ("group_mean", dict(rewards=[0.0, -math.inf], group_ids=[0, 0]), "non_finite", "rewards", 1),
     ("opo", dict(rewards=[1.0, 0.0], group_ids=[0, 0], lengths=[3.0, math.nan]), "non_finite", "lengths", 1),

@@ -65,7 +65,7 @@ export function cliStatefulEstimator(spec: CliEstimatorSpec, vectorizer: TfidfVe
 /** A batch field an estimator may read beyond the rewards and the mask. */
 export type BatchField = Exclude<LibraryBatchField, 'rewards' | 'mask'>;
 
-const EVERY_FIELD: readonly BatchField[] = ['prompts', 'groupIds', 'features', 'lengths', 'greedyRewards'];
+const EVERY_FIELD: readonly BatchField[] = ['prompts', 'groupIds', 'features', 'lengths', 'greedyRewards', 'rewardComponents'];
 
 /**
  * The batch fields the estimator reads (its descriptor's required and optional fields), so a command can ignore

@@ -57,14 +57,16 @@ export function nonNegativeOption(value: string): number {
 
 /**
  * Adds the normalisation options of the centred estimators (docs/method.md section 2.1):
- * `--normalize`, `--epsilon`, `--std-floor`, and rloo's `--singleton`.
+ * `--normalize`, `--epsilon`, `--std-floor`, and the group estimators' `--singleton`.
  */
 export function addNormalizeOptions(command: Command): Command {
   return command
     .addOption(new Option('--normalize <mode>', "divide r - b by the group's or the batch's std (default: the estimator's)").choices(['none', 'group', 'batch']))
     .option('--epsilon <x>', "added to the std (default: the estimator's, 1e-6 for most)", nonNegativeOption)
     .option('--std-floor <x>', 'a minimum std (default 0)', nonNegativeOption)
-    .addOption(new Option('--singleton <mode>', 'rloo: a group of one is an error, or gets A = 0').choices(['error', 'zero']));
+    .addOption(
+      new Option('--singleton <mode>', "group estimators: a group of one is an error, gets A = 0, or keeps A = r as verl ('raw')").choices(['error', 'zero', 'raw']),
+    );
 }
 
 /** The estimator options from {@link addNormalizeOptions}'s flags, as the library names them. */
@@ -72,13 +74,13 @@ export function normalizeContext(options: { normalize?: string; epsilon?: number
   normalize?: 'none' | 'group' | 'batch';
   epsilon?: number;
   stdFloor?: number;
-  singleton?: 'error' | 'zero';
+  singleton?: 'error' | 'zero' | 'raw';
 } {
   return {
     ...(options.normalize === undefined ? {} : { normalize: options.normalize as 'none' | 'group' | 'batch' }),
     ...(options.epsilon === undefined ? {} : { epsilon: options.epsilon }),
     ...(options.stdFloor === undefined ? {} : { stdFloor: options.stdFloor }),
-    ...(options.singleton === undefined ? {} : { singleton: options.singleton as 'error' | 'zero' }),
+    ...(options.singleton === undefined ? {} : { singleton: options.singleton as 'error' | 'zero' | 'raw' }),
   };
 }
 

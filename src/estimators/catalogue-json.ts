@@ -144,7 +144,7 @@ export function specFromWire(value: unknown, field = 'estimator'): string | Esti
  * `greedyRewards` become snake_case (`stdFloor` -> `std_floor`).
  */
 export function wireMessage(message: string): string {
-  const names = new Set(['groupIds', 'greedyRewards', ...estimatorDescriptors().flatMap((d) => d.parameters.map((p) => p.name))]);
+  const names = new Set(estimatorDescriptors().flatMap((d) => [...d.fields.required, ...d.fields.optional, ...d.parameters.map((p) => p.name)]));
   let out = message;
   for (const name of names) if (/[A-Z]/.test(name)) out = out.replace(new RegExp(`\\b${name}\\b`, 'g'), snakeCase(name));
   return out;

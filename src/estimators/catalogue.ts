@@ -39,7 +39,7 @@ export const ESTIMATOR_BASE_NAMES = Object.freeze([
   'normalized',
   'verl_grpo',
   'verl_dr_grpo',
-  'verl_reinforce_plus_plus_baseline',
+  'verl_rfpp_baseline',
   'trl_grpo',
   'trl_grpo_batch',
   'trl_grpo_none',

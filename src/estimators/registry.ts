@@ -29,8 +29,8 @@ export interface EstimatorContext {
   normalize?: Normalize;
   /** A minimum std (default 0). */
   stdFloor?: number;
-  /** `rloo`'s group of one: 'error' (default) or 'zero'. */
-  singleton?: 'error' | 'zero';
+  /** A group estimator's group of one: 'error', 'zero' or 'raw' (verl's A = r); the default is the estimator's. */
+  singleton?: 'error' | 'zero' | 'raw';
   /** k for `passk` (or in its name, `passk_k<k>`; both given must agree). */
   k?: number;
   /** Options of `prompt_value` (kind, decay, prior, priorStrength). */

@@ -1,13 +1,13 @@
 // Loading and validating a study spec (the JSON of specs/gs1-vs-grpo.json).
 // Only the sections the tool reads are validated; every other section is kept untouched in `raw`.
 import { specFromWire } from '../estimators/catalogue-json.js';
+import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
 import { parseEstimatorName } from '../estimators/registry.js';
 import { resolveEstimator, type EstimatorSpec } from '../estimators/spec.js';
 import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
 import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from '../internal/spec-problems.js';
-import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
 
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';

@@ -4,8 +4,25 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canonicalEstimatorName, catalogueJson, createEstimator, createStatefulEstimator, ESTIMATOR_BASE_NAMES, estimatorDescriptors, loadKernel, looBatchMean, registerEstimator, RlAdvantagesError, specFromWire, TfidfVectorizer, VERSION, type Batch, type UserEstimatorDescriptor, type EstimatorResult } from '../../src/index.js';
 import { calibrateBeff } from '../../src/calibration/index.js';
+import {
+  canonicalEstimatorName,
+  catalogueJson,
+  createEstimator,
+  createStatefulEstimator,
+  ESTIMATOR_BASE_NAMES,
+  estimatorDescriptors,
+  loadKernel,
+  looBatchMean,
+  registerEstimator,
+  RlAdvantagesError,
+  specFromWire,
+  TfidfVectorizer,
+  VERSION,
+  type Batch,
+  type UserEstimatorDescriptor,
+  type EstimatorResult,
+} from '../../src/index.js';
 import { handKernels } from '../helpers/kernels.js';
 
 const prompts = ['add the apples', 'apples cost two dollars', 'how many hours', 'trains travel at a rate', 'add two apples', 'how many trains'];

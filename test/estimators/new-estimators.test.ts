@@ -1,6 +1,23 @@
 // Known answers for the estimators of docs/method.md section 2.2 and the guards of section 2.1.
 import { describe, expect, it } from 'vitest';
-import { createEstimator, createStatefulEstimator, groupMean, gpg, looBatchMean, opo, passk, PromptValueEstimator, reinforcePlusPlusBaseline, remax, RlAdvantagesError, rloo, shrinkageLoo, TfidfVectorizer, binomialRatio, type PromptValueJSON } from '../../src/index.js';
+import {
+  createEstimator,
+  createStatefulEstimator,
+  groupMean,
+  gpg,
+  looBatchMean,
+  opo,
+  passk,
+  PromptValueEstimator,
+  reinforcePlusPlusBaseline,
+  remax,
+  RlAdvantagesError,
+  rloo,
+  shrinkageLoo,
+  TfidfVectorizer,
+  binomialRatio,
+  type PromptValueJSON,
+} from '../../src/index.js';
 import { maxAbsDiff } from '../helpers/paths.js';
 
 describe('normalisation and its guards (section 2.1)', () => {

@@ -186,5 +186,5 @@ describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
     } finally {
       await browser.close();
     }
-  });
+  }, 180_000);
 });

@@ -120,7 +120,7 @@ export async function estimatorFor(
     }
   };
   if (isStatefulEstimator(spec)) {
-    throw new CliUsageError(`${label}: ${typeof spec === 'string' ? spec : spec.name} keeps a per-prompt value across training steps; one batch has no history: use rl-adv serve with a "session" id`);
+    throw new CliUsageError(`${label}: ${typeof spec === 'string' ? spec : spec.name} keeps state across training steps (a per-prompt value, or running moments); one batch has no history: use rl-adv serve with a "session" id`);
   }
   // Without a source this also reports a prompt-kernel estimator's missing vectorizer.
   if (!hasSource) return create(undefined);

@@ -135,7 +135,7 @@ async function run(options: CalibrateOptions, io: CliIo): Promise<void> {
     throw new CliUsageError(`--reference ${options.reference}: a stateful estimator has no one-batch baseline; give a one-step estimator such as loo_batch_mean`);
   }
   for (const name of options.estimators.filter(isStatefulEstimator)) {
-    io.stderr.write(`rl-adv: skipping ${name}: it keeps a per-prompt value across training steps, and a calibration scores one batch at a time\n`);
+    io.stderr.write(`rl-adv: skipping ${name}: it keeps state across training steps (a per-prompt value, or running moments), and a calibration scores one batch at a time\n`);
   }
   options = { ...options, estimators: options.estimators.filter((name) => !isStatefulEstimator(name)) };
   if (options.bootstrap !== undefined) {

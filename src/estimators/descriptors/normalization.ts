@@ -67,7 +67,7 @@ function presetDescriptor(p: NormalizationPreset): EstimatorDescriptor {
   const required = ['rewards', ...(needs.centre === 'group' || needs.scale === 'group' || needs.scale === 'loo' ? ['groupIds'] : []), ...(needs.weights === 'tokens' || (needs.whiten && needs.whitenWeights === 'tokens') ? ['lengths'] : [])];
   const base = {
     name: p.name,
-    family: 'normalization',
+    family: 'preset',
     summary: p.summary,
     parameters: stepParameters(p.spec),
     fields: { required, optional: ['groupIds', 'lengths', 'mask'].filter((f) => !required.includes(f)) } as EstimatorDescriptor['fields'],
@@ -133,7 +133,7 @@ export const NORMALIZATION_ESTIMATORS: readonly EstimatorDescriptor[] = [
   },
   {
     name: 'normalized',
-    family: 'normalization',
+    family: 'step',
     summary: 'the normalisation step on the rewards: A = (r - centre) / d(scale), then whitened and clipped, every option a parameter',
     parameters: stepParameters(),
     fields: STEP_FIELDS as unknown as EstimatorDescriptor['fields'],

@@ -38,7 +38,7 @@ export const NORMALIZATION_PRESETS: Readonly<Record<string, NormalizationPreset>
       preset('verl_grpo', "verl GRPO: (r - mean_g) / (std_g + 1e-6); a group of one gets mean 0, std 1", { singleton: 'raw' }, 'verl compute_grpo_outcome_advantage', VERL),
       preset('verl_dr_grpo', 'verl GRPO without std (Dr. GRPO, norm_adv_by_std_in_grpo=False): r - mean_g; a group of one keeps r', { scale: 'none', singleton: 'raw' }, 'verl compute_grpo_outcome_advantage', VERL),
       preset(
-        'verl_reinforce_plus_plus_baseline',
+        'verl_rfpp_baseline',
         "verl REINFORCE++ baseline: r - mean_g (a group of one keeps r), whitened over tokens as masked_whiten",
         { scale: 'none', singleton: 'raw', whiten: true, whitenWeights: 'tokens', whitenCountEpsilon: 1e-8 },
         'verl compute_reinforce_plus_plus_baseline_outcome_advantage',

@@ -99,7 +99,7 @@ describe('rl-adv calibrate', () => {
   it('skips prompt_value with a message (it needs a sequence of batches), and refuses it as --reference', async () => {
     const run = await rlAdv(['calibrate', '--input', inputFile, '--corpus', corpusFile, '--batches', '20', '--interval', 'none', '--estimators', 'shrinkage_loo,prompt_value', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/skipping prompt_value: it keeps a per-prompt value across training steps/);
+    expect(run.stderr).toMatch(/skipping prompt_value: it keeps state across training steps \(a per-prompt value, or running moments\)/);
     expect(Object.keys((JSON.parse(run.stdout) as { estimators: object }).estimators)).toEqual(['loo_batch_mean', 'shrinkage_loo']);
     const reference = await rlAdv(['calibrate', '--input', inputFile, '--reference', 'prompt_value']);
     expect([reference.code, reference.stderr]).toEqual([2, expect.stringMatching(/--reference prompt_value: a stateful estimator/)]);
