@@ -63,6 +63,7 @@ export {
   type Variance,
   type Weights,
 } from './estimators/normalization/index.js';
+export type { Singleton as NormalizationSingleton } from './estimators/normalization/spec.js';
 export { tfidfKernelLoo, type TfidfKernelOptions } from './estimators/tfidf-kernel.js';
 export { kernelLoo, type KernelLooOptions } from './estimators/kernel.js';
 export { lengthBucketLoo, type LengthBucketOptions } from './estimators/length-bucket.js';

@@ -23,7 +23,7 @@ function banner(s: StudySummary): string[] {
 }
 
 /**
- * Renders report.md from a study summary: the sections of {@link studySections} without their charts. For the sim
+ * Renders report.md from a study summary: the sections of `studySections` (study-sections.ts) without their charts. For the sim
  * backend the report says at the top, and once more at the end, that the numbers come from a simulation.
  *
  * @example

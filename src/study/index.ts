@@ -84,4 +84,5 @@ export {
   type ClusteredQuestionSet,
   type ClusteredQuestionsOptions,
   type SimQuestionSet,
+  type StudyQuestionSet,
 } from './sim/questions.js';
