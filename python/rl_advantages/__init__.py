@@ -15,7 +15,7 @@ from ._errors import RlAdvantagesError
 from ._node import find_node
 from ._default import default_server, set_default_server
 from ._server import PROTOCOL, Server
-from ._version import __version__
+from ._package_version import __version__
 
 __all__ = [
     "PROTOCOL",

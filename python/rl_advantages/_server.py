@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from ._errors import RlAdvantagesError
 from ._node import find_node
-from ._version import __version__
+from ._package_version import __version__
 
 __all__ = ["BUNDLE", "PROTOCOL", "Server"]
 
