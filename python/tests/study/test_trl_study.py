@@ -40,7 +40,7 @@ def test_requirements_present_in_ci() -> None:
 
 def study(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(SPEC), "--out", str(out), "--python", sys.executable]
-    args += ["--steps", str(STEPS), "--eval-limit", str(EVAL_ITEMS), "--calibration-batches", "2000", "--calibration-bootstrap", "20", *extra]
+    args += ["--steps", str(STEPS), "--eval-limit", str(EVAL_ITEMS), "--calibration-batches", "2000", *extra]
     return subprocess.run(args, capture_output=True, text=True, timeout=1500)
 
 
