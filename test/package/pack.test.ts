@@ -66,14 +66,22 @@ describe('the packed tarball', () => {
     writeFileSync(
       path.join(project, 'esm.mts'),
       [
-        "import { createEstimator, looBatchMean, type EstimatorName } from 'rl-advantages';",
+        "import { createEstimator, looBatchMean, TfidfVectorizer, type EstimatorName } from 'rl-advantages';",
         'declare const console: { log(text: string): void }; // no @types/node, no DOM',
+        "const prompts = ['tom has apples', 'ann has pears', 'a car travels', 'tom buys pears'];",
+        'const vectorizer = TfidfVectorizer.fit(prompts);',
+        'const batch = { rewards: [1, 0, 0, 1], prompts };',
+        "const bySpec = createEstimator({ name: 'tfidf_kernel_loo', temperature: 0.1 }, { vectorizer }).compute(batch).advantages;",
+        "const byName = createEstimator('tfidf_kernel_loo_T0.1', { vectorizer }).compute(batch).advantages;",
+        "const leadingZero: string = 'tfidf_kernel_loo_T01';",
+        "let refused = '';",
+        'try { createEstimator(leadingZero); } catch (error) { refused = (error as Error).message; }',
         "const name: EstimatorName = 'tfidf_kernel_loo_T0.1';",
         "const fromSpec: string = 'grpo'; // a string is checked at run time",
         "let message = '';",
         'try { createEstimator(fromSpec); } catch (error) { message = (error as Error).message; }',
         "const b = looBatchMean({ rewards: [1, 0, 0, 1] }).baselines;",
-        "export const result = { name, message, b: Array.from(b), n: createEstimator('group_mean').name };",
+        "export const result = { name, message, b: Array.from(b), n: createEstimator('group_mean').name, same: bySpec.length === 4 && Array.from(bySpec).every((a, i) => Object.is(a, byName[i])), refused };",
         'console.log(JSON.stringify(result));',
       ].join('\n'),
     );
@@ -100,9 +108,11 @@ describe('the packed tarball', () => {
 
     const esm = node(['out/esm.mjs']);
     expect(esm.stderr).toBe('');
-    const result = JSON.parse(esm.stdout) as { name: string; message: string; b: number[]; n: string };
+    const result = JSON.parse(esm.stdout) as { name: string; message: string; b: number[]; n: string; same: boolean; refused: string };
     expect(result.message).toMatch(/^unknown estimator "grpo" \(did you mean "gdpo"\?\); known estimators: group_mean, /);
-    expect(result).toMatchObject({ name: 'tfidf_kernel_loo_T0.1', b: [1 / 3, 2 / 3, 2 / 3, 1 / 3], n: 'group_mean' });
+    expect(result).toMatchObject({ name: 'tfidf_kernel_loo_T0.1', b: [1 / 3, 2 / 3, 2 / 3, 1 / 3], n: 'group_mean', same: true });
+    // The structured spec gives the name form's advantages bit for bit; a leading zero is refused with the canonical spelling.
+    expect(result.refused).toMatch(/tfidf_kernel_loo_T0\.1/);
     const cjs = node(['out/cjs.cjs']);
     expect(cjs.stderr).toBe('');
     expect(JSON.parse(cjs.stdout)).toEqual([1 - 1 / 3, 0 - 2 / 3, 0 - 2 / 3, 1 - 1 / 3]); // r_i - b_i, as computed in float64
