@@ -27,6 +27,12 @@ export interface TuneDirection {
   readonly winner: Candidate;
   readonly tuning: number;
   readonly candidates: number;
+  /**
+   * The winner refitted on this direction's tuning part (no provenance): the kernel that scored the held-out part.
+   * `loadKernel(kernelFileJson(d.kernel)).embed(prompts)` scores it on any other tasks, e.g. a fresh population to
+   * check the held-out interval against (validation/kernel-lab-heldout-truth.mjs).
+   */
+  readonly kernel: KernelFile;
 }
 
 /** What {@link tuneKernel} returns. */
@@ -92,6 +98,12 @@ function refitEmbedding(candidate: Candidate, fit: TaskSet, target: TaskSet, con
   return familyDefinition(candidate.family).make(params, fitted)(target.prompts, context.cache);
 }
 
+/** A kernel file without provenance for a candidate refitted on `fit`. */
+function bareKernelFile(candidate: Candidate, fit: TaskSet, context: ProtocolContext): KernelFile {
+  const { params, fitted } = refit(candidate, fit, context);
+  return { format: KERNEL_FILE_FORMAT, version: KERNEL_FILE_VERSION, family: candidate.family, params, fitted };
+}
+
 /**
  * Tunes a prompt-only kernel on calibration rows and estimates, honestly, how it does on unseen tasks
  * (docs/method.md section 4.3): a seeded split into a tuning and a held-out part; on the tuning part, every candidate
@@ -132,9 +144,11 @@ export function tuneKernel(rows: readonly CalibrationRow[], options?: TuneKernel
   const familyOrder = o.families.filter((f) => run.grid.some((c) => c.family === f));
   const directions = (o.crossFit ? [0, 1] : [0]).map((d) => ({ tune: parts[d] as number[], test: parts[1 - d] as number[], name: `part${d + 1}` }));
   const searches: SearchResult[] = [];
+  const directionKernels: KernelFile[] = [];
   const heldOutParts = directions.map((direction) => {
-    const { result, part } = runDirection(run, direction, familyOrder);
+    const { result, part, kernel } = runDirection(run, direction, familyOrder);
     searches.push(result);
+    directionKernels.push(kernel);
     return part;
   });
   o.onProgress('held out', 0, 1);
@@ -167,7 +181,14 @@ export function tuneKernel(rows: readonly CalibrationRow[], options?: TuneKernel
     selectionBias: tuningScore - heldOut.ratio,
     directions: directions.map((d, i) => {
       const s = searches[i] as SearchResult;
-      return { tuningTasks: d.tune.length, heldOutTasks: d.test.length, winner: s.best.candidate, tuning: s.best.score, candidates: s.scored.length };
+      return {
+        tuningTasks: d.tune.length,
+        heldOutTasks: d.test.length,
+        winner: s.best.candidate,
+        tuning: s.best.score,
+        candidates: s.scored.length,
+        kernel: directionKernels[i] as KernelFile,
+      };
     }),
     candidates,
     candidateBatches: searches.reduce((s, r) => s + r.candidateBatches, 0),
@@ -186,7 +207,11 @@ interface Run {
 }
 
 /** One direction: the search on its tuning part, and the winner and each family's best refitted for its held-out part. */
-function runDirection(run: Run, direction: { tune: number[]; test: number[]; name: string }, familyOrder: readonly string[]): { result: SearchResult; part: HeldOutPart } {
+function runDirection(
+  run: Run,
+  direction: { tune: number[]; test: number[]; name: string },
+  familyOrder: readonly string[],
+): { result: SearchResult; part: HeldOutPart; kernel: KernelFile } {
   const subset = (indices: number[]) => indices.map((k) => run.tasks[k] as CalibrationTask);
   const tuneSet = taskSet(direction.name, subset(direction.tune));
   const testSet = taskSet(`${direction.name}-held-out`, subset(direction.test));
@@ -195,6 +220,7 @@ function runDirection(run: Run, direction: { tune: number[]; test: number[]; nam
   const kernels = [result.best.candidate, ...familyOrder.map((f) => (result.bestByFamily.get(f) as { candidate: Candidate }).candidate)];
   return {
     result,
+    kernel: bareKernelFile(result.best.candidate, tuneSet, run.context),
     part: {
       table: readTasks(subset(direction.test)),
       globalIndex: Int32Array.from(direction.test),

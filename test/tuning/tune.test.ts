@@ -48,6 +48,20 @@ describe('tuneKernel', () => {
     expect(structured.candidates).toBeGreaterThan(300);
   });
 
+  it("gives each direction's kernel: the winner refitted on that direction's tuning half", () => {
+    const structured = structuredResult();
+    for (const d of structured.directions) {
+      const loaded = loadKernel(JSON.parse(kernelFileJson(d.kernel)));
+      expect(loaded.family).toBe(d.winner.family);
+      expect(d.kernel.provenance).toBeUndefined();
+      expect(d.kernel.params).toEqual(loadKernel({ ...d.kernel, params: d.winner.params }).file.params);
+      // Fitted on 250 tasks, not on the 500 the final kernel is refitted on: the fitted parts differ.
+      if (d.winner.family === structured.kernel.family) expect(d.kernel.fitted).not.toEqual(structured.kernel.fitted);
+    }
+    const [one, two] = structured.directions;
+    expect(one?.kernel.fitted).not.toEqual(two?.kernel.fitted);
+  });
+
   it('claims no gain on rewards shuffled across tasks', () => {
     const result = tuneKernel(shuffled(clustered()), { ...OPTIONS, families: [...OPTIONS.families] });
     const [low] = result.heldOut.ci95 as [number, number];

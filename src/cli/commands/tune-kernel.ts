@@ -167,7 +167,7 @@ async function run(options: TuneKernelCliOptions, io: CliIo): Promise<void> {
   if (options.json === true) {
     const p = result.kernel.provenance;
     io.stdout.write(
-      JSON.stringify({ out: options.out, kernel: { family: result.kernel.family, params: result.kernel.params }, tuning: result.tuning, held_out: p?.held_out, selection_bias: result.selectionBias, candidates: result.candidates, candidate_batches: result.candidateBatches, directions: result.directions, per_family: result.perFamily }, null, 2) + '\n',
+      JSON.stringify({ out: options.out, kernel: { family: result.kernel.family, params: result.kernel.params }, tuning: result.tuning, held_out: p?.held_out, selection_bias: result.selectionBias, candidates: result.candidates, candidate_batches: result.candidateBatches, directions: result.directions.map(({ kernel: _kernel, ...d }) => d), per_family: result.perFamily }, null, 2) + '\n',
     );
   } else io.stdout.write(tuneKernelText(result, options.out));
 }

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// Does tune-kernel's held-out interval cover the quantity it estimates? (issue 22, item 5; docs/method.md 4.3.)
+//
+// The held-out figure is the pooled ratio of the two cross-fit directions' kernels (each tuned and refitted on one
+// half, scored on the other): it estimates R = (2 s2 + 2 M_ref) / (2 s2 + M(k1) + M(k2)) on new tasks, where s2 is
+// the mean Bernoulli variance p (1 - p) of a task and M(k) = E (b_i - p_i)^2 the baseline's mean squared error
+// against the task's success rate, over batches of B tasks from the population. Here the population is a fixed
+// list of N tasks with KNOWN success rates p, so the truth needs no rewards: given a batch's prompts, b_i is linear
+// in the rewards, E[b_i] = sum_j w_ij p_j / W_i and Var b_i = sum_j w_ij^2 p_j (1 - p_j) / W_i^2 exactly. Only the
+// batches' composition is sampled (the same population batches for every kernel); the truth's Monte-Carlo standard
+// error over those batches is reported beside it. The weights come from the kernel's energies
+// (loadKernel(...).embed), w_ij = exp(-(g_ij - min_j g_ij)), not from the code under test's baseline routine.
+//
+// Designs (each replicate draws fresh tasks and rewards, runs tuneKernel cross-fitted, and checks its interval):
+//   calibration: the study's 64 tasks x 8 rollouts (corrected mode), B = 16 (a half of 32 tasks must hold more
+//                than B tasks, so the study's B = 32 cannot be scored on it);
+//   single:      1000 tasks x 1 rollout (the study's tuning phase: --tune-kernel samples 1000 one-rollout tasks), B = 32.
+//
+//   npm run build && node validation/kernel-lab-heldout-truth.mjs --design calibration [--replicates 400]
+//     [--families length,difficulty,tfidf] [--batches 1000] [--truth-batches 4000] [--out FILE]
+import { writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import seedrandom from 'seedrandom';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { loadKernel, kernelFileJson, TextCache } = await import(join(root, 'dist/index.js'));
+const { tuneKernel } = await import(join(root, 'dist/tuning.js'));
+
+const flag = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+};
+const DESIGNS = {
+  calibration: { tasks: 64, rollouts: 8, batchSize: 16 },
+  single: { tasks: 1000, rollouts: 1, batchSize: 32 },
+};
+const designName = flag('--design', 'calibration');
+const design = DESIGNS[designName];
+if (design === undefined) throw new Error(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
+const replicates = Number(flag('--replicates', '400'));
+const families = flag('--families', 'length,difficulty,tfidf').split(',');
+const batches = Number(flag('--batches', '1000'));
+const truthBatches = Number(flag('--truth-batches', '4000'));
+const populationSize = Number(flag('--population', '20000'));
+const out = flag('--out');
+
+// The population: prompts whose success rate depends on text (how many quantities, the operation word) and on a
+// hidden per-task difficulty the text does not show.
+const THINGS = ['apples', 'trains', 'hours', 'dollars', 'pens', 'students', 'cookies', 'miles', 'boxes', 'pages'];
+const OPERATIONS = [
+  { word: 'in all', shift: 0.1 },
+  { word: 'left after sharing them equally', shift: -0.15 },
+  { word: 'more than the smallest', shift: 0 },
+];
+function populationTask(id, rng) {
+  const n = 1 + Math.floor(rng() * 5);
+  const op = OPERATIONS[Math.floor(rng() * OPERATIONS.length)];
+  const filler = 'The shop is open every day of the week. '.repeat(Math.floor(rng() * 3));
+  const quantities = Array.from({ length: n }, (_, j) => `${2 + Math.floor(rng() * 50)} ${THINGS[(id * 7 + j) % THINGS.length]}`).join(' and ');
+  const hidden = (rng() + rng() + rng() - 1.5) * 0.4;
+  const p = Math.min(0.97, Math.max(0.03, 0.8 - 0.13 * n + op.shift + hidden));
+  return { prompt: `Question ${id}: ${filler}Sam has ${quantities}. How many are ${op.word}?`, p };
+}
+const populationRng = seedrandom('heldout-truth/population');
+const population = Array.from({ length: populationSize }, (_, id) => populationTask(id, populationRng));
+const prompts = population.map((t) => t.prompt);
+const p = Float64Array.from(population, (t) => t.p);
+const s2 = p.reduce((s, x) => s + x * (1 - x), 0) / p.length;
+
+/** truthBatches batches of B distinct population tasks (partial Fisher-Yates), the same for every kernel. */
+function populationBatches(size, count, seed) {
+  const rng = seedrandom(seed);
+  const order = Int32Array.from({ length: populationSize }, (_, i) => i);
+  return Array.from({ length: count }, () => {
+    for (let i = 0; i < size; i++) {
+      const j = i + Math.floor(rng() * (populationSize - i));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    return order.slice(0, size);
+  });
+}
+const truthSet = populationBatches(design.batchSize, truthBatches, `heldout-truth/batches/${designName}`);
+
+/**
+ * Per batch: sum over its B rollouts of E (b_i - p_i)^2 given the prompts, for energies g (null: the LOO batch mean).
+ * E (b_i - p_i)^2 = (sum_j w_ij p_j / W_i - p_i)^2 + sum_j w_ij^2 p_j (1 - p_j) / W_i^2, j != i.
+ */
+function batchErrors(embedding) {
+  return truthSet.map((batch) => {
+    const B = batch.length;
+    let total = 0;
+    for (let i = 0; i < B; i++) {
+      const a = batch[i];
+      const g = new Float64Array(B);
+      let min = Infinity;
+      for (let j = 0; j < B; j++) {
+        if (j === i) continue;
+        g[j] = embedding === null ? 0 : embedding.energy(a, batch[j]);
+        if (g[j] < min) min = g[j];
+      }
+      let W = 0;
+      let mean = 0;
+      let variance = 0;
+      for (let j = 0; j < B; j++) {
+        if (j === i) continue;
+        const w = min === Infinity ? 1 : Math.exp(min - g[j]);
+        const q = p[batch[j]];
+        W += w;
+        mean += w * q;
+        variance += w * w * q * (1 - q);
+      }
+      total += (mean / W - p[a]) ** 2 + variance / (W * W);
+    }
+    return total / B;
+  });
+}
+const referenceErrors = batchErrors(null);
+
+/** R and its Monte-Carlo standard error (delta method for a ratio of means over the truth batches). */
+function truthOf(kernels) {
+  const cache = new TextCache();
+  const errors = kernels.map((k) => batchErrors(loadKernel(kernelFileJson(k)).embed(prompts, cache)));
+  const numerator = referenceErrors.map((m) => 2 * s2 + 2 * m);
+  const denominator = referenceErrors.map((_, b) => 2 * s2 + errors.reduce((s, e) => s + e[b], 0) * (2 / errors.length));
+  const n = numerator.length;
+  const mx = numerator.reduce((s, x) => s + x, 0) / n;
+  const my = denominator.reduce((s, x) => s + x, 0) / n;
+  const ratio = mx / my;
+  let v = 0;
+  for (let b = 0; b < n; b++) v += (numerator[b] - ratio * denominator[b]) ** 2;
+  return { ratio, se: Math.sqrt(v / (n - 1) / n) / my };
+}
+
+/** One replicate's data: K tasks drawn without replacement from the population, G rewards each. */
+function draw(r) {
+  const rng = seedrandom(`heldout-truth/${designName}/${r}`);
+  const chosen = new Set();
+  while (chosen.size < design.tasks) chosen.add(Math.floor(rng() * populationSize));
+  return [...chosen].flatMap((k) => Array.from({ length: design.rollouts }, () => ({ task_id: `t${k}`, prompt: prompts[k], reward: rng() < p[k] ? 1 : 0 })));
+}
+
+const results = [];
+const started = performance.now();
+for (let r = 0; r < replicates; r++) {
+  const tuned = tuneKernel(draw(r), { families, batchSize: design.batchSize, batches, seed: r });
+  const truth = truthOf(tuned.directions.map((d) => d.kernel));
+  const ci = tuned.heldOut.ci95;
+  const inside = ci !== null && truth.ratio >= ci[0] && truth.ratio <= ci[1];
+  const side = ci === null ? 'no_interval' : truth.ratio < ci[0] ? 'truth_below' : truth.ratio > ci[1] ? 'truth_above' : 'inside';
+  results.push({ replicate: r, held_out: tuned.heldOut.ratio, ci95: ci, truth: truth.ratio, truth_se: truth.se, side, winners: tuned.directions.map((d) => d.winner.family) });
+  if (r % 20 === 0 || !inside) console.log(`${r}: held out ${tuned.heldOut.ratio.toFixed(4)} ${ci === null ? 'no interval' : `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]`}, truth ${truth.ratio.toFixed(4)} +- ${truth.se.toFixed(4)}: ${side}`);
+}
+const count = (side) => results.filter((x) => x.side === side).length;
+const coverage = count('inside') / replicates;
+const mean = (f) => results.reduce((s, x) => s + f(x), 0) / results.length;
+const withCi = results.filter((x) => x.ci95 !== null);
+const summary = {
+  design: { name: designName, ...design, families, batches, truth_batches: truthBatches, population: populationSize, population_s2: s2 },
+  replicates,
+  coverage,
+  coverage_se: Math.sqrt((coverage * (1 - coverage)) / replicates),
+  truth_below: count('truth_below'),
+  truth_above: count('truth_above'),
+  no_interval: count('no_interval'),
+  mean_truth: mean((x) => x.truth),
+  sd_truth: Math.sqrt(mean((x) => x.truth ** 2) - mean((x) => x.truth) ** 2),
+  max_truth_se: Math.max(...results.map((x) => x.truth_se)),
+  mean_held_out_minus_truth: mean((x) => x.held_out - x.truth),
+  sd_held_out_minus_truth: Math.sqrt(mean((x) => (x.held_out - x.truth) ** 2) - mean((x) => x.held_out - x.truth) ** 2),
+  mean_width: withCi.reduce((s, x) => s + x.ci95[1] - x.ci95[0], 0) / withCi.length,
+  seconds: (performance.now() - started) / 1000,
+};
+console.log(JSON.stringify(summary, null, 2));
+if (out !== undefined) writeFileSync(out, JSON.stringify({ summary, results }, null, 2) + '\n');
