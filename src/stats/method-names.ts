@@ -7,6 +7,7 @@ export const DECISION_METHOD_NAMES = [
   'paired_exact_binomial',
   'paired_exact_unconditional',
   'paired_tango',
+  'paired_newcombe',
 ] as const;
 
 /** A decision method's name. */
@@ -18,7 +19,18 @@ export function isDecisionMethodName(value: unknown): value is DecisionMethodNam
 }
 
 /** The methods that need 0/1 outcomes (a criterion with weights (1, -1) or (-1, 1)). */
-export const BINARY_DECISION_METHODS: readonly DecisionMethodName[] = ['paired_exact_binomial', 'paired_exact_unconditional', 'paired_tango'];
+export const BINARY_DECISION_METHODS: readonly DecisionMethodName[] = [
+  'paired_exact_binomial',
+  'paired_exact_unconditional',
+  'paired_tango',
+  'paired_newcombe',
+];
 
 /** The asymptotic methods: their coverage is not guaranteed (docs/method.md section 5.7 gives the lowest measured). */
-export const ASYMPTOTIC_DECISION_METHODS: readonly DecisionMethodName[] = ['paired_tango'];
+export const ASYMPTOTIC_DECISION_METHODS: readonly DecisionMethodName[] = ['paired_tango', 'paired_newcombe'];
+
+/**
+ * The methods whose interval depends on the concordant split (n11, both outcomes 1, against both 0), not only on the
+ * discordant counts: their power needs the control arm's accuracy too (docs/method.md section 5.6).
+ */
+export const CONCORDANT_SPLIT_METHODS: readonly DecisionMethodName[] = ['paired_newcombe'];

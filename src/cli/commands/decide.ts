@@ -45,6 +45,7 @@ const METHOD_WORDS: Readonly<Record<Decision['method'], string>> = {
   paired_exact_binomial: 'paired exact binomial',
   paired_exact_unconditional: 'paired exact unconditional',
   paired_tango: 'paired Tango score (asymptotic: coverage not guaranteed)',
+  paired_newcombe: 'paired Newcombe method 10 (asymptotic: coverage not guaranteed)',
 };
 
 /** What the interval covers: the words `decide` and the report print under a decision. */
