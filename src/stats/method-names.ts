@@ -34,3 +34,39 @@ export const ASYMPTOTIC_DECISION_METHODS: readonly DecisionMethodName[] = ['pair
  * discordant counts: their power needs the control arm's accuracy too (docs/method.md section 5.6).
  */
 export const CONCORDANT_SPLIT_METHODS: readonly DecisionMethodName[] = ['paired_newcombe'];
+
+/**
+ * The lowest coverage measured for each asymptotic method at small n, exact over the counts with a refined search
+ * (docs/method.md section 5.7: validation/decision-coverage-refined.mjs for Tango, validation/newcombe-coverage.mjs
+ * for Newcombe over every 2x2 table); alpha 0.05, k = 1.
+ */
+export const ASYMPTOTIC_LOWEST_COVERAGE: Readonly<Partial<Record<DecisionMethodName, { readonly coverage: number; readonly n: number }>>> = {
+  paired_tango: { coverage: 0.835, n: 10 },
+  paired_newcombe: { coverage: 0.835, n: 10 },
+};
+
+/**
+ * The words shown beside an asymptotic method's name (help, decide, plan, the report): "asymptotic: lowest measured
+ * coverage 0.835 at n = 10"; '' for a method whose coverage is guaranteed.
+ */
+export function asymptoticWords(method: string): string {
+  const low = ASYMPTOTIC_LOWEST_COVERAGE[method as DecisionMethodName];
+  return low === undefined ? '' : `asymptotic: lowest measured coverage ${low.coverage.toFixed(3)} at n = ${low.n}`;
+}
+
+/**
+ * The asymptotic methods with their lowest measured coverage, for a help text: "paired_tango (0.835 at n = 10),
+ * paired_newcombe (0.835 at n = 10)".
+ */
+export function asymptoticMethodsWords(): string {
+  return ASYMPTOTIC_DECISION_METHODS.map((m) => {
+    const low = ASYMPTOTIC_LOWEST_COVERAGE[m];
+    return low === undefined ? m : `${m} (lowest measured coverage ${low.coverage.toFixed(3)} at n = ${low.n})`;
+  }).join(', ');
+}
+
+/** A method's name, with "(asymptotic: lowest measured coverage ... at n = ...)" after an asymptotic one. */
+export function methodLabel(method: string): string {
+  const words = asymptoticWords(method);
+  return words === '' ? method : `${method} (${words})`;
+}
