@@ -1,7 +1,10 @@
 // The lowest coverage of paired_newcombe (Newcombe's method 10, ASYMPTOTIC; docs/method.md sections 5.4.3 and 5.7)
 // over every valid 2x2 table of cell probabilities, by exact enumeration over the 4-cell multinomial (no simulation).
 //
-//   npm run build && nice -n 10 node validation/newcombe-coverage.mjs [--quick] [--sizes 10,30,100,300] [--out FILE]
+//   npm run build && nice -n 10 node validation/newcombe-coverage.mjs [--quick] [--sizes 10,30,100,300] [--max-discordance X] [--out FILE]
+//
+// --max-discordance X searches only tables with D <= X (e.g. 0.5: the arms disagree on at most half the items, as in
+// the study's design), a row of its own beside the search over every table.
 //
 // The table of true probabilities (both right, treatment only, baseline only, both wrong) is parametrised by the
 // discordance D = p10 + p01 in [0, 1], the share of discordant items favouring the treatment q = p10 / D in [0, 1]
@@ -26,6 +29,8 @@ const out = resolve(outIndex >= 0 ? args[outIndex + 1] : resolve(import.meta.dir
 const sizesIndex = args.indexOf('--sizes');
 const sizes = sizesIndex >= 0 ? args[sizesIndex + 1].split(',').map(Number) : quick ? [10, 30] : [10, 30, 100, 300];
 const ALPHA = 0.05;
+const maxIndex = args.indexOf('--max-discordance');
+const MAX_D = maxIndex >= 0 ? Number(args[maxIndex + 1]) : 1;
 const TINY = 1e-20;
 /** Grid points per coordinate (arcsin-sqrt D, q, r) by n. */
 const GRID = { 10: 80, 30: 64, 100: 40, 300: 20 };
@@ -107,7 +112,7 @@ function lowestCoverage(n) {
   const table = endsTable(n);
   const lf = logFactorials(n);
   const g = GRID[n] ?? 12;
-  const U = Math.PI / 2;
+  const U = Math.asin(Math.sqrt(MAX_D));
   let evaluations = 0;
   let lowest = { p: [0, 0, 0], c: Infinity };
   const at = (u, q, r) => {
@@ -187,14 +192,14 @@ const rows = [];
 const started = Date.now();
 for (const n of sizes) {
   const t0 = Date.now();
-  const row = { method: 'paired_newcombe', n, k: 1, target: 1 - ALPHA, ...lowestCoverage(n), seconds: (Date.now() - t0) / 1000 };
+  const row = { method: 'paired_newcombe', n, k: 1, target: 1 - ALPHA, max_discordance: MAX_D, ...lowestCoverage(n), seconds: (Date.now() - t0) / 1000 };
   rows.push(row);
   console.log(JSON.stringify(row));
 }
 if (existsSync(out)) {
   const old = JSON.parse(readFileSync(out, 'utf8')).rows ?? [];
-  for (const r of old) if (!rows.some((x) => x.n === r.n)) rows.push(r);
-  rows.sort((a, b) => a.n - b.n);
+  for (const r of old) if (!rows.some((x) => x.n === r.n && x.max_discordance === (r.max_discordance ?? 1))) rows.push({ max_discordance: 1, ...r });
+  rows.sort((a, b) => b.max_discordance - a.max_discordance || a.n - b.n);
 }
 const result = { script: 'validation/newcombe-coverage.mjs', alpha: ALPHA, quick, asymptotic: true, seconds_last_run: (Date.now() - started) / 1000, rows };
 mkdirSync(dirname(out), { recursive: true });
