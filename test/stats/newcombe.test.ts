@@ -166,6 +166,13 @@ describe('decide with paired_newcombe', () => {
     expect(c?.upper).toBe(iv.upper);
   });
 
+  it("a spec's decision_rule.method may name it, and then needs weights (1, -1) or (-1, 1)", () => {
+    expect(rule.method).toBe('paired_newcombe');
+    expect(() => parseDecisionRule({ ...rule, criteria: [{ ...rule.criteria[0], weights: { treatment: 0.5, baseline: -0.5 } }] })).toThrow(
+      /must be \{ treatment: 1, baseline: -1 \} or \{ treatment: -1, baseline: 1 \} for paired_newcombe/,
+    );
+  });
+
   it('refuses a score that is not 0/1, naming the method', () => {
     const e = thrown(() => decide(rule, [{ item_id: 1, score: 0.5 }], [{ item_id: 1, score: 1 }]));
     expect(e.code).toBe('not_binary');
