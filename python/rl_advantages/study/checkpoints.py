@@ -68,7 +68,8 @@ def fingerprint(spec_path: str, arm: Arm, steps: int, tasks_path: str, corpus_pa
         "tasks_sha256": file_sha256(tasks_path),
         "corpus_sha256": file_sha256(corpus_path),
         "starting_policy": {
-            "source": os.path.abspath(source) if os.path.isdir(source) else source,
+            # a folder is known by its files (a run folder may move), a hub model by its name
+            "source": None if os.path.isdir(source) else source,
             "config_sha256": file_sha256(os.path.join(source, "config.json")),
             "weights_sha256": next((file_sha256(w) for w in weights if os.path.isfile(w)), None),
         },
