@@ -201,6 +201,8 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
         def on_save(self, args: Any, state: Any, control: Any, **_: Any) -> None:
             # Trainer._save_checkpoint has written checkpoint-N whole; the rows make it complete (transformers 5.18.0).
             complete_checkpoint(os.path.join(args.output_dir, f"checkpoint-{state.global_step}"), state.global_step, log.rows)
+            # The arm's log holds the checkpoint's steps too (where `rl-adv study --resume` says the arm continues).
+            write_jsonl(log.path, log.rows)
             kill_point(arm.name, state.global_step)
 
     trainer.add_callback(AfterStep())

@@ -163,10 +163,13 @@ def reward(response: str, reference: str, stopped: bool) -> float:
 
 
 def write_jsonl(path: str, rows: list[dict[str, Any]]) -> None:
+    """Writes JSON lines whole: a temporary file beside ``path``, then renamed over it (a kill leaves no half file)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    temp = f"{path}.tmp-{os.getpid()}"
+    with open(temp, "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, allow_nan=False) + "\n")
+    os.replace(temp, path)
 
 
 def write_json(path: str, value: Any) -> None:

@@ -84,7 +84,10 @@ def test_killed_and_resumed_arm_equals_an_uninterrupted_one(world: Path) -> None
     ckpt = world / "ckpt"
     killed = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), env={"RL_ADV_TRL_KILL_AT": f"{ARM}:2"})
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
-    assert not (world / "resumed" / "advantages.jsonl").exists()
+    # The arm's log holds the steps of its latest checkpoint (what `rl-adv study --resume` reports).
+    first = (world / "whole" / "advantages.jsonl").read_bytes().splitlines(keepends=True)[:2]
+    assert (world / "resumed" / "advantages.jsonl").read_bytes() == b"".join(first)
+    assert not (world / "resumed" / "adapter").exists()
     assert [(n, c) for n, _, c in checkpoints(str(ckpt))] == [(2, True)]
     for name in ("adapter_model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth", "trainer_state.json", ROWS_FILE):
         assert (ckpt / "checkpoint-2" / name).is_file(), name
