@@ -85,7 +85,8 @@ export function newcombeEnds(a: number, b: number, c: number, n: number, w1: rea
 /**
  * Newcombe's method-10 interval for E[d] = p1 - p2 from the 2x2 counts: a = n11 (both 1), b = n10, c = n01,
  * d = n - a - b - c; p1 = (a + b)/n, p2 = (a + c)/n; Wilson intervals (l1, u1), (l2, u2) at z, the 1 - alpha/(2k)
- * normal quantile; phi = {@link newcombePhi}; then
+ * normal quantile; phi = (a d - b c) / sqrt((a + b)(c + d)(a + c)(b + d)) with the method-10 correction of its
+ * numerator (docs/method.md section 5.4.3); then
  *
  *   lower = (b - c)/n - sqrt((p1 - l1)^2 - 2 phi (p1 - l1)(u2 - p2) + (u2 - p2)^2),
  *   upper = (b - c)/n + sqrt((u1 - p1)^2 - 2 phi (u1 - p1)(p2 - l2) + (p2 - l2)^2).
