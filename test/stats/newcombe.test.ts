@@ -261,14 +261,10 @@ describe('the power of paired_newcombe (four cells)', () => {
     expect(at(0.5, 'paired_tango')).toBe(at(0.85, 'paired_tango'));
   });
 
-  it('n = 1319, D = 0.2: one power figure in well under a second', () => {
-    const started = performance.now();
+  it('n = 1319, D = 0.2: the power figure is a probability near the study design's (speed: bench/, not here)', () => {
     const p = verdictProbabilities({ n: 1319, discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_newcombe' }, 0);
-    const seconds = (performance.now() - started) / 1000;
     expect(p.validated).toBeGreaterThan(0.9);
     expect(p.validated).toBeLessThanOrEqual(1);
-    // Measured 0.06 s on the shared 2-core machine; the bound leaves room for load.
-    expect(seconds).toBeLessThan(1);
   });
 
   it('refuses a control accuracy no 2x2 table has, and one outside [0, 1]; the power table leaves such rows out', () => {
