@@ -136,7 +136,8 @@ export interface BeffCalibration {
   readonly inSample?: Readonly<Record<string, InSampleTasks>>;
 }
 
-function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
+/** The checked options of {@link calibrateBeff} with their defaults. Internal (also jackknife-bc.ts). */
+export function readOptions(options: CalibrateBeffOptions | undefined, taskCount: number) {
   const o = options ?? {};
   if (typeof o !== 'object') {
     throw new RlAdvantagesError(`options must be an object, got ${describe(o)}`, { code: 'bad_option', field: 'options' });
