@@ -1,7 +1,10 @@
 // Validation of the B_eff ratio's 95% interval (docs/method.md section 4.1): coverage, width and centring over
 // calibration sets drawn from known-truth populations (validation/beff-populations.mjs).
 //
-//   npm run build && node validation/beff-interval.mjs [--reps 200] [--batches 20000] [--old-reps 50] [--population null|clustered|both] [--out FILE]
+//   npm run build && node validation/beff-interval.mjs [--reps 200] [--batches 20000] [--old-reps 50] [--population null|clustered|both] [--out FILE] [--keep-old FILE]
+//
+// --keep-old FILE (with --old-reps 0): the old bootstrap's figures are not recomputed but copied from FILE, an
+// earlier result of this script with the same seeds (its population of the same name), and marked as copied.
 //
 // "jackknife" is the delete-one-task jackknife interval calibrateBeff reports; "bias_corrected" the same sets' and
 // batches' bias-corrected (delete-two) jackknife variance, v_BC = v_J - (1/(K(K-1))) sum_{i<j} (Q_ij - Qbar)^2,
@@ -13,7 +16,7 @@
 // same figures. "old" is the removed percentile bootstrap (tasks resampled with replacement, 100 replicates of 500
 // batches, a task drawn twice counting as two tasks with the same prompt and rewards), rebuilt here from
 // calibrateBeff on the resampled tasks so that the comparison stays reproducible.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -107,6 +110,15 @@ function summarise(rows, truth, sd, key) {
   };
 }
 
+/** The old bootstrap's summary of `name` from --keep-old FILE, marked as copied; null without --keep-old. */
+function keptOld(name) {
+  if (args['keep-old'] === undefined) return null;
+  const earlier = JSON.parse(readFileSync(args['keep-old'], 'utf8'));
+  const found = earlier.populations.find((p) => p.population === name)?.old_percentile_bootstrap;
+  if (found == null) throw new Error(`--keep-old ${args['keep-old']}: no old_percentile_bootstrap for population ${name}`);
+  return { ...found, copied_from: `an earlier run of this script with ${earlier.settings.old_replications} old replications (--keep-old)` };
+}
+
 function validate(population) {
   const started = Date.now();
   // The same fit with the bundled class (compareIntervals checks instanceof against its own TfidfVectorizer).
@@ -162,7 +174,7 @@ function validate(population) {
       var_estimate: sd ** 2,
       mean_mc_se: rows.reduce((s, row) => s + row.mc_se, 0) / reps,
     },
-    old_percentile_bootstrap: oldReps > 0 ? summarise(rows.slice(0, oldReps), truth.ratio, sd, 'old') : null,
+    old_percentile_bootstrap: oldReps > 0 ? summarise(rows.slice(0, oldReps), truth.ratio, sd, 'old') : keptOld(population.name),
     seconds: (Date.now() - started) / 1000,
   };
 }
