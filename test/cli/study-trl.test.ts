@@ -81,10 +81,15 @@ describe('rl-adv study --backend trl refuses before any work', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it.skipIf(realPython() === undefined)('with the real probe on this CPU machine, the GSM8K spec stops at once naming the GPU', () => {
+  // .ci/run runs this file again after its Python step with RL_ADV_REQUIRE_TRL_PROBE=1 and RL_ADV_PYTHON set to the
+  // venv it built from the wheel: there the real probe must run, never skip.
+  const requireProbe = process.env.RL_ADV_REQUIRE_TRL_PROBE === '1';
+  it.skipIf(!requireProbe && realPython() === undefined)('with the real probe on this CPU machine, the GSM8K spec stops at once naming the GPU', () => {
+    const python = realPython();
+    if (python === undefined) throw new Error('RL_ADV_REQUIRE_TRL_PROBE=1 but RL_ADV_PYTHON does not import rl_advantages.study, torch and trl');
     const out = path.join(temp(), 'run');
     const started = performance.now();
-    const r = study(['--backend', 'trl', '--spec', specPath, '--out', out, '--python', realPython() as string], { HF_HUB_OFFLINE: '1' });
+    const r = study(['--backend', 'trl', '--spec', specPath, '--out', out, '--python', python], { HF_HUB_OFFLINE: '1' });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^rl-adv: --backend trl: this machine cannot run gs1-vs-grpo\.json: missing a GPU .*the weights of Qwen\/Qwen3\.5-2B \(not in the Hugging Face cache\) and the network/);
