@@ -26,6 +26,7 @@ import seedrandom from 'seedrandom';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { loadKernel, kernelFileJson, TextCache } = await import(join(root, 'dist/index.js'));
 const { tuneKernel } = await import(join(root, 'dist/tuning.js'));
+const { batchExpectedError, truthRatio } = await import('./heldout-truth-core.mjs');
 
 const flag = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -82,54 +83,16 @@ function populationBatches(size, count, seed) {
 }
 const truthSet = populationBatches(design.batchSize, truthBatches, `heldout-truth/batches/${designName}`);
 
-/**
- * Per batch: sum over its B rollouts of E (b_i - p_i)^2 given the prompts, for energies g (null: the LOO batch mean).
- * E (b_i - p_i)^2 = (sum_j w_ij p_j / W_i - p_i)^2 + sum_j w_ij^2 p_j (1 - p_j) / W_i^2, j != i.
- */
-function batchErrors(embedding) {
-  return truthSet.map((batch) => {
-    const B = batch.length;
-    let total = 0;
-    for (let i = 0; i < B; i++) {
-      const a = batch[i];
-      const g = new Float64Array(B);
-      let min = Infinity;
-      for (let j = 0; j < B; j++) {
-        if (j === i) continue;
-        g[j] = embedding === null ? 0 : embedding.energy(a, batch[j]);
-        if (g[j] < min) min = g[j];
-      }
-      let W = 0;
-      let mean = 0;
-      let variance = 0;
-      for (let j = 0; j < B; j++) {
-        if (j === i) continue;
-        const w = min === Infinity ? 1 : Math.exp(min - g[j]);
-        const q = p[batch[j]];
-        W += w;
-        mean += w * q;
-        variance += w * w * q * (1 - q);
-      }
-      total += (mean / W - p[a]) ** 2 + variance / (W * W);
-    }
-    return total / B;
-  });
-}
-const referenceErrors = batchErrors(null);
+const referenceErrors = truthSet.map((batch) => batchExpectedError(null, p, batch));
 
-/** R and its Monte-Carlo standard error (delta method for a ratio of means over the truth batches). */
+/** R for the directions' kernels on the truth batches, and its Monte-Carlo standard error. */
 function truthOf(kernels) {
   const cache = new TextCache();
-  const errors = kernels.map((k) => batchErrors(loadKernel(kernelFileJson(k)).embed(prompts, cache)));
-  const numerator = referenceErrors.map((m) => 2 * s2 + 2 * m);
-  const denominator = referenceErrors.map((_, b) => 2 * s2 + errors.reduce((s, e) => s + e[b], 0) * (2 / errors.length));
-  const n = numerator.length;
-  const mx = numerator.reduce((s, x) => s + x, 0) / n;
-  const my = denominator.reduce((s, x) => s + x, 0) / n;
-  const ratio = mx / my;
-  let v = 0;
-  for (let b = 0; b < n; b++) v += (numerator[b] - ratio * denominator[b]) ** 2;
-  return { ratio, se: Math.sqrt(v / (n - 1) / n) / my };
+  const errors = kernels.map((k) => {
+    const embedding = loadKernel(kernelFileJson(k)).embed(prompts, cache);
+    return truthSet.map((batch) => batchExpectedError((a, b) => embedding.energy(a, b), p, batch));
+  });
+  return truthRatio(s2, referenceErrors, errors);
 }
 
 /** One replicate's data: K tasks drawn without replacement from the population, G rewards each. */

@@ -167,14 +167,16 @@ def plan(
     spec: str | os.PathLike[str] | None = None,
     n: int | None = None,
     discordance: float | None = None,
+    control_accuracy: float | None = None,
     pilot: tuple[Rows, Rows] | None = None,
     method: str | None = None,
     node: str | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
     """``rl-adv plan --json``: what the decision rule can conclude with ``n`` paired items, and with what power.
-    ``pilot``: (treatment, baseline) per-item results to estimate the discordance from."""
+    ``pilot``: (treatment, baseline) per-item results to estimate the discordance from. ``control_accuracy``: the
+    control arm's expected accuracy, which only paired_newcombe's power uses (``--control-accuracy``, default 0.5)."""
     with ExitStack() as stack:
         pilots = None if pilot is None else [_rows_file(stack, "--pilot", pilot[0]), _rows_file(stack, "--pilot-baseline", pilot[1])]
-        flags = dict(spec=spec, n=n, discordance=discordance, pilot=pilots, method=method)
+        flags = dict(spec=spec, n=n, discordance=discordance, control_accuracy=control_accuracy, pilot=pilots, method=method)
         return _json_command("plan", flags, node, timeout)

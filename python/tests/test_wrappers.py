@@ -84,3 +84,14 @@ def test_decide_and_plan(tmp_path):
     assert planned == rl_adv_json("plan", "--n", "500", "--discordance", "0.15")
     piloted = r.plan(pilot=(treatment, baseline), method="paired_hoeffding")
     assert piloted == rl_adv_json("plan", "--pilot", f"{t},{b}", "--method", "paired_hoeffding")
+    # paired_newcombe (docs/method.md section 5.4.3): its interval uses the items both arms got right, its power the
+    # control arm's accuracy (control_accuracy -> --control-accuracy).
+    nc = r.decide(treatment, baseline, method="paired_newcombe")
+    assert nc == rl_adv_json("decide", "--treatment", str(t), "--baseline", str(b), "--method", "paired_newcombe")
+    assert nc["criteria"][0]["estimate"] == c["estimate"]
+    planned_nc = r.plan(n=500, discordance=0.15, control_accuracy=0.7, method="paired_newcombe")
+    assert planned_nc == rl_adv_json("plan", "--n", "500", "--discordance", "0.15", "--control-accuracy", "0.7", "--method", "paired_newcombe")
+    assert planned_nc["control_accuracy"] == {"value": 0.7, "source": "given"}
+    # The methods come from the catalogue: every name the command offers is accepted.
+    for name in ("paired_tango", "paired_newcombe"):
+        assert r.decide(treatment, baseline, method=name)["method"] == name

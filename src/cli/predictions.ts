@@ -2,7 +2,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { isAccuracyDifference } from '../stats/criteria.js';
-import { criterionDifferences, pairItems, type PairedItem } from '../stats/items.js';
+import { criterionBothOnes, criterionDifferences, pairItems, type PairedItem } from '../stats/items.js';
 import type { DecisionRule } from '../study/spec.js';
 import { CliUsageError, type CliIo } from './core.js';
 import { plural } from './format.js';
@@ -88,12 +88,13 @@ export function itemError(error: unknown, treatment: Arm, baseline: Arm): unknow
 
 /**
  * D from two arms' pilot results: the share of paired items where the 0/1 outcomes of the rule's first 0/1
- * criterion differ (docs/method.md section 5.6).
+ * criterion differ, and the two arms' mean accuracy on it (paired_newcombe's control accuracy; docs/method.md
+ * section 5.6).
  *
  * @throws {CliUsageError} for unreadable or unpaired files, a value that is not 0/1 (file and line), no 0/1
  *   criterion, or no discordant pair at all (D = 0 says nothing about power).
  */
-export async function pilotDiscordance(files: readonly string[], rule: DecisionRule, io: CliIo): Promise<number> {
+export async function pilotDiscordance(files: readonly string[], rule: DecisionRule, io: CliIo): Promise<{ discordance: number; controlAccuracy: number }> {
   const [t, b] = files as [string, string];
   const treatment = await readPredictions(t, '--pilot', io);
   const baseline = await readPredictions(b, '--pilot', io);
@@ -101,8 +102,11 @@ export async function pilotDiscordance(files: readonly string[], rule: DecisionR
   const criterion = rule.criteria.find(isAccuracyDifference);
   if (criterion === undefined) throw new CliUsageError('--pilot: no criterion of the spec compares 0/1 outcomes, so D means nothing here');
   let d: Float64Array;
+  let n11: number;
   try {
-    d = criterionDifferences(pairItems(treatment.items, baseline.items), criterion, true);
+    const pairs = pairItems(treatment.items, baseline.items);
+    d = criterionDifferences(pairs, criterion, true);
+    n11 = criterionBothOnes(pairs, criterion);
   } catch (error) {
     throw itemError(error, treatment, baseline);
   }
@@ -110,5 +114,6 @@ export async function pilotDiscordance(files: readonly string[], rule: DecisionR
   if (discordant === 0) {
     throw new CliUsageError(`--pilot: the two files agree on all ${d.length} items (D = 0); power needs D > 0: give --discordance D`);
   }
-  return discordant / d.length;
+  // The mean accuracy of the two arms, (2 n11 + m) / (2n): what each arm has if they are equal (paired_newcombe's p2).
+  return { discordance: discordant / d.length, controlAccuracy: (2 * n11 + discordant) / (2 * d.length) };
 }

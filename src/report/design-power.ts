@@ -1,11 +1,11 @@
 // "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
 import { formatFigure } from '../internal/figures.js';
-import { ASYMPTOTIC_DECISION_METHODS, type DecisionMethodName } from '../stats/method-names.js';
+import { ASYMPTOTIC_DECISION_METHODS, methodLabel, type DecisionMethodName } from '../stats/method-names.js';
 import type { StudyDesignPower } from '../study/summary.js';
 import type { Block } from './blocks.js';
 
-/** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed. */
-function methodLabel(method: string): string {
+/** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed (a column heading). */
+function shortLabel(method: string): string {
   return ASYMPTOTIC_DECISION_METHODS.includes(method as DecisionMethodName) ? `${method} (asymptotic)` : method;
 }
 
@@ -34,9 +34,15 @@ export function designPowerNote(p: StudyDesignPower, evalReached: boolean): stri
         (n80 === undefined ? '.' : n80 === null ? `, and no n up to ${p.n_cap} gives it 80%.` : `; it needs n = ${n80} for 80%.`);
   const differences = new Set(p.power.map((r) => r.difference)).size;
   const cut = differences < 11 ? ` True differences larger in size than D cannot occur at this D and are left out (${differences} of 11 shown).` : '';
+  // A summary written before paired_newcombe has no control accuracy.
+  const control = (p as Partial<StudyDesignPower>).control_accuracy;
+  const newcombe =
+    control !== undefined && p.thresholds.some((t) => t.method === 'paired_newcombe')
+      ? ` paired_newcombe's power also takes the control arm's accuracy, ${formatFigure(control.value)} (${control.source === 'observed' ? "the two arms' mean accuracy" : control.source}).`
+      : '';
   return (
     `n = ${p.n} paired items, criterion ${p.criterion} (margin ${p.margin}), alpha ${p.alpha}, discordance D = ${formatFigure(p.discordance.value)} ` +
-    `(${sourceWords(p, evalReached)}); exact over the paired counts (docs/method.md section 5.6).${headline}${cut}`
+    `(${sourceWords(p, evalReached)}); exact over the paired counts (docs/method.md section 5.6).${headline}${cut}${newcombe}`
   );
 }
 
@@ -69,6 +75,6 @@ export function designPowerBlocks(p: StudyDesignPower, evalReached: boolean): Bl
       align: ['l', 'r', 'r', 'r', 'r'],
     },
     { kind: 'text', text: `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):` },
-    { kind: 'table', header: ['true difference', ...methods.map(methodLabel)], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
+    { kind: 'table', header: ['true difference', ...methods.map(shortLabel)], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
   ];
 }

@@ -2,6 +2,7 @@
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
 import { renderHtmlPage, type HtmlSection } from './html.js';
+import { methodLabel } from '../stats/method-names.js';
 import { calibrationSection, decisionSection, evalSection, kernelSection, powerSection, type CalibrationFigures, type DecisionFigures } from './sections.js';
 
 function page(title: string, subtitle: string, sections: readonly (HtmlSection | null)[]): string {
@@ -25,7 +26,7 @@ export async function calibrationPage(c: CalibrationFigures, bar: number | null)
  * @param accuracies - correct counts and items per arm (treatment first), or none.
  */
 export async function decisionPage(d: DecisionFigures, accuracies: readonly { arm: string; correct: number; n: number }[] = []): Promise<string> {
-  return page('Paired decision', `${d.method}, n = ${d.n}, alpha = ${d.alpha}`, [
+  return page('Paired decision', `${methodLabel(d.method)}, n = ${d.n}, alpha = ${d.alpha}`, [
     await decisionSection(d),
     accuracies.length > 0 ? await evalSection(accuracies) : null,
   ]);

@@ -10,6 +10,7 @@ import { renderChartSvg } from './charts/render.js';
 import { rewardChartSpec, type ArmRewards } from './charts/reward.js';
 import { escapeHtml, figureHtml, tableHtml, type HtmlSection } from './html.js';
 import { formatFigure } from '../internal/figures.js';
+import { methodLabel } from '../stats/method-names.js';
 
 
 /** The preflight's checks as a table, its verdict in the heading (no chart: each check is pass or fail). */
@@ -137,7 +138,7 @@ export async function decisionSection(d: DecisionFigures, comparison?: { readonl
     id: 'decision',
     heading: `Decision: ${d.verdict}`,
     body:
-      `<p>${escapeHtml(`${d.method}, ${who}n = ${d.n}, alpha = ${d.alpha} (docs/method.md section 5).`)}</p>` +
+      `<p>${escapeHtml(`${methodLabel(d.method)}, ${who}n = ${d.n}, alpha = ${d.alpha} (docs/method.md section 5).`)}</p>` +
       (await decisionFigure(d)) +
       table,
   };

@@ -10,6 +10,7 @@ import type { PowerRow } from './charts/power.js';
 import { pairedTable, wilsonInterval } from './charts/accuracy.js';
 import { tableHtml } from './html.js';
 import { designPowerBlocks } from './design-power.js';
+import { methodLabel } from '../stats/method-names.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
@@ -265,7 +266,7 @@ function decision(s: StudySummary, charts: ChartInputs | undefined): ReportSecti
     id: 'decision',
     heading: `Decision: ${d.verdict}`,
     blocks: [
-      { kind: 'text', text: `${d.method} (docs/method.md section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.` },
+      { kind: 'text', text: `${methodLabel(d.method)} (docs/method.md section 5), treatment ${s.comparison?.treatment ?? '?'} vs baseline ${s.comparison?.baseline ?? '?'}, n = ${d.n}, alpha = ${d.alpha}.` },
       ...chart(charts, () => decisionFigure(d)),
       { kind: 'table', header: ['criterion', 'metric', 'estimate', 'interval', 'margin', 'half-width (planDecision)', 'verdict'], rows, align: ['l', 'l', 'r', 'l', 'r', 'r', 'l'] },
       ...(s.plan?.criteria ?? []).map(

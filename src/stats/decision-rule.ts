@@ -11,7 +11,8 @@ export type { DecisionCriterion } from './criteria.js';
 export interface DecisionRule {
   /**
    * The decision method (docs/method.md section 5): `paired_hoeffding` (the spec's), `paired_empirical_bernstein`,
-   * `paired_exact_binomial`, `paired_exact_unconditional`, `paired_tango` (asymptotic); the last three for 0/1 outcomes.
+   * `paired_exact_binomial`, `paired_exact_unconditional`, `paired_tango` (asymptotic), `paired_newcombe` (asymptotic); the last four for
+   * 0/1 outcomes.
    */
   readonly method: DecisionMethodName;
   /** Family-wise two-sided error rate, split over the criteria by Bonferroni. */

@@ -2,7 +2,7 @@
 import { RlAdvantagesError } from '../errors.js';
 import { parseDecisionRule, type DecisionRule } from './decision-rule.js';
 import { criterionRange, isBinaryDifference } from './criteria.js';
-import { criterionDifferences, pairItems, type PairedItem } from './items.js';
+import { criterionBothOnes, criterionDifferences, pairItems, type PairedItem } from './items.js';
 import type { DecisionMethodName } from './method-names.js';
 import { decisionMethod } from './methods.js';
 import { combineVerdicts, criterionVerdict, type Verdict } from './verdict.js';
@@ -44,7 +44,9 @@ export interface Decision {
  * `item_id`; for criterion c with bounds [lo, hi] and weights w_t, w_b, item i gives d_i = w_t * y_t,i + w_b * y_b,i
  * in a range of width R = (|w_t| + |w_b|) * (hi - lo). With n pairs and k criteria (Bonferroni, alpha / k each) the
  * rule's method gives the interval: `paired_hoeffding` mean(d) +- R * sqrt(ln(2k / alpha) / (2n)) (section 5.2),
- * `paired_empirical_bernstein` (5.3) or `paired_exact_binomial` (5.4, 0/1 outcomes only). With margin m ("larger
+ * `paired_empirical_bernstein` (5.3), `paired_exact_binomial` (5.4), `paired_exact_unconditional` (5.4.1), `paired_tango`
+ * (5.4.2, asymptotic) or `paired_newcombe` (5.4.3, asymptotic; it also uses n11, the items both arms got right), the
+ * last four for 0/1 outcomes only. With margin m ("larger
  * favors treatment") the criterion is `validated` if lower > m, `failed` if upper < m, else `inconclusive`. The
  * overall verdict is `validated` only if every criterion is, `failed` if any is.
  *
@@ -97,7 +99,9 @@ export function decide(
   const criteria = rule.criteria.map((c): CriterionDecision => {
     const range = criterionRange(c);
     const d = criterionDifferences(pairs, c, method.binaryOnly ? method.name : false);
-    const iv = method.interval({ differences: d, range, alpha: rule.alpha, comparisons: k });
+    // For 0/1 outcomes the concordant split too (paired_newcombe uses it; the others ignore it).
+    const n11 = method.needsConcordantSplit ? { n11: criterionBothOnes(pairs, c) } : {};
+    const iv = method.interval({ differences: d, range, alpha: rule.alpha, comparisons: k, ...n11 });
     const verdict = criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin });
     return { id: c.id, metric: c.metric, estimate: iv.estimate, lower: iv.lower, upper: iv.upper, margin: c.margin, verdict, halfWidth: iv.halfWidth, range };
   });

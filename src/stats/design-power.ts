@@ -6,6 +6,9 @@ import { isAccuracyDifference } from './criteria.js';
 import { DECISION_METHOD_NAMES, type DecisionMethodName } from './method-names.js';
 import { decisionMethod } from './methods.js';
 import { nForPower, observedThresholds, powerTable, POWER_N_CAP, type PowerTableRow } from './power.js';
+import { ASSUMED_CONTROL_ACCURACY } from './four-cell-power.js';
+
+export { ASSUMED_CONTROL_ACCURACY };
 
 /** The plain JSON of a design's power, as `plan --json` prints it and summary.json holds it. */
 export interface DesignPowerJson {
@@ -17,6 +20,12 @@ export interface DesignPowerJson {
   comparisons: number;
   /** D and where it came from: `given` (--discordance), `pilot` (--pilot), `observed` (the study's eval), `assumed` (0.2). */
   discordance: { value: number; source: 'given' | 'pilot' | 'observed' | 'assumed' };
+  /**
+   * p2, the control arm's expected accuracy (the arm with weight -1), which only paired_newcombe's power uses, and where
+   * it came from: `given` (--control-accuracy), `pilot` or `observed` (the mean accuracy of the two arms: what each
+   * has if they are equal), `assumed` (0.5).
+   */
+  control_accuracy: { value: number; source: 'given' | 'pilot' | 'observed' | 'assumed' };
   /** Per method, at m = round(nD) discordant pairs: the smallest observed difference that validates, the largest that fails. */
   thresholds: { method: DecisionMethodName; discordant: number; validates_at: number | null; fails_at: number | null }[];
   /** P(validated), P(failed) per method and true difference (-0.05..+0.05 by 0.01, those with |difference| <= D). */
@@ -39,8 +48,11 @@ export const ASSUMED_DISCORDANCE = 0.2;
  * @param options.rule - the decision rule (validated again).
  * @param options.n - paired items.
  * @param options.discordance - D in (0, 1] and its source.
- * @param options.methods - the methods (default all three).
- * @throws {RlAdvantagesError} as {@link verdictProbabilities}; `unknown_method`.
+ * @param options.controlAccuracy - p2 in [0, 1] and its source (default 0.5, assumed): only paired_newcombe's power
+ *   depends on it; its power-table rows at differences no 2x2 table has with (D, p2) are left out.
+ * @param options.methods - the methods (default all).
+ * @throws {RlAdvantagesError} as {@link verdictProbabilities}; `unknown_method`; `bad_control_accuracy` when
+ *   paired_newcombe is asked and no 2x2 table has (D, p2) at a true difference of 0 (p2 outside [D/2, 1 - D/2]).
  * @example
  * ```ts
  * import { designPower } from 'rl-advantages/stats';
@@ -54,6 +66,7 @@ export function designPower(options: {
   rule: DecisionRule;
   n: number;
   discordance: DesignPowerJson['discordance'];
+  controlAccuracy?: DesignPowerJson['control_accuracy'];
   methods?: readonly string[];
 }): DesignPowerJson | null {
   const rule = parseDecisionRule(options.rule, '');
@@ -62,7 +75,15 @@ export function designPower(options: {
   const criterion = rule.criteria.find(isAccuracyDifference);
   if (criterion === undefined) return null;
   const k = rule.criteria.length;
-  const design = { n: options.n, discordance: options.discordance.value, alpha: rule.alpha, comparisons: k, margin: criterion.margin };
+  const controlAccuracy = options.controlAccuracy ?? { value: ASSUMED_CONTROL_ACCURACY, source: 'assumed' as const };
+  const design = {
+    n: options.n,
+    discordance: options.discordance.value,
+    alpha: rule.alpha,
+    comparisons: k,
+    margin: criterion.margin,
+    controlAccuracy: controlAccuracy.value,
+  };
   const n80: Partial<Record<DecisionMethodName, number | null>> = {};
   for (const method of methods) n80[method] = nForPower({ ...design, method });
   return {
@@ -72,6 +93,7 @@ export function designPower(options: {
     alpha: rule.alpha,
     comparisons: k,
     discordance: options.discordance,
+    control_accuracy: controlAccuracy,
     thresholds: methods.map((method) => {
       const t = observedThresholds({ ...design, method });
       return { method, discordant: t.discordant, validates_at: t.validatesAt, fails_at: t.failsAt };

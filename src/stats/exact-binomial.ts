@@ -11,8 +11,13 @@ export interface DiscordantCounts {
   readonly n10: number;
   /** Items with d_i = -1. */
   readonly n01: number;
-  /** All paired items (concordant ones included), n >= n10 + n01, n >= 1. */
+  /** All paired items (concordant ones included), n >= n10 + n01 (+ n11), n >= 1. */
   readonly n: number;
+  /**
+   * Items where both outcomes are 1 (the concordant both-right items): optional for the methods that use only the
+   * discordant counts, required by `paired_newcombe`.
+   */
+  readonly n11?: number;
 }
 
 function checkCount(field: string, value: unknown): number {

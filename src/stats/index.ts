@@ -10,6 +10,7 @@ export { pairedEmpiricalBernstein, empiricalBernsteinHalfWidth } from './bernste
 export { pairedExactBinomial, exactBinomialInterval, type DiscordantCounts } from './exact-binomial.js';
 export { pairedExactUnconditional, exactUnconditionalInterval, type VerdictThresholds } from './exact-unconditional.js';
 export { pairedTango, tangoInterval } from './tango.js';
+export { pairedNewcombe, newcombeInterval } from './newcombe.js';
 export type { PairedInterval, PairedIntervalOptions } from './interval.js';
 export { decisionMethod, type DecisionMethod } from './methods.js';
 export { DECISION_METHOD_NAMES, type DecisionMethodName } from './method-names.js';

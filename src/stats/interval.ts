@@ -24,4 +24,9 @@ export interface PairedIntervalOptions {
   readonly alpha: number;
   /** k, the number of simultaneous intervals (Bonferroni: alpha / k each; default 1). */
   readonly comparisons?: number;
+  /**
+   * For 0/1 outcomes, the items where both outcomes are 1 (d_i = 0 cannot tell both-right from both-wrong):
+   * required by `paired_newcombe`, not used by the others.
+   */
+  readonly n11?: number;
 }

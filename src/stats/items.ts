@@ -186,3 +186,18 @@ export function criterionDifferences(
   });
   return d;
 }
+
+/**
+ * n11 of a criterion over 0/1 outcomes: the pairs where both arms' value is 1 (the concordant both-right items,
+ * which the differences d_i = 0 do not tell from both-wrong; `paired_newcombe` needs them). Call it after
+ * {@link criterionDifferences} with `binary` set, which has checked every value is 0 or 1.
+ *
+ * @throws {RlAdvantagesError} as {@link criterionDifferences}.
+ */
+export function criterionBothOnes(pairs: readonly (readonly [IndexedItem, IndexedItem])[], c: DecisionCriterion): number {
+  let n11 = 0;
+  for (const [t, b] of pairs) {
+    if (metricValue('treatment', t, c) === 1 && metricValue('baseline', b, c) === 1) n11 += 1;
+  }
+  return n11;
+}

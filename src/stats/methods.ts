@@ -7,6 +7,7 @@ import { exactUnconditionalInterval, exactUnconditionalThresholds, pairedExactUn
 import { hoeffdingHalfWidth, pairedHoeffding } from './hoeffding.js';
 import type { PairedInterval, PairedIntervalOptions } from './interval.js';
 import { pairedTango, tangoInterval, tangoThresholds } from './tango.js';
+import { newcombeInterval, pairedNewcombe } from './newcombe.js';
 import { DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
 
 /** A decision method: its interval from per-item differences and, for 0/1 outcomes, from the discordant counts. */
@@ -18,6 +19,11 @@ export interface DecisionMethod {
   readonly binaryOnly: boolean;
   /** Whether its coverage is only asymptotic (not guaranteed at any n; docs/method.md section 5.7 gives the lowest measured). */
   readonly asymptotic: boolean;
+  /**
+   * Whether its interval depends on n11 (the concordant items where both outcomes are 1) as well as the discordant
+   * counts: then `fromCounts` needs `n11`, and its power the control arm's accuracy.
+   */
+  readonly needsConcordantSplit: boolean;
   /** The interval from the differences d_i. */
   interval(options: PairedIntervalOptions): PairedInterval;
   /** The same interval for 0/1 outcomes (R = 2) from the counts, without the items: what power sums over. */
@@ -39,6 +45,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     reference: 'docs/method.md section 5.2; Hoeffding (1963), https://doi.org/10.1080/01621459.1963.10500830',
     binaryOnly: false,
     asymptotic: false,
+    needsConcordantSplit: false,
     interval: pairedHoeffding,
     fromCounts: ({ n10, n01, n, alpha, comparisons }) => symmetric(n, (n10 - n01) / n, hoeffdingHalfWidth({ n, alpha, range: 2, comparisons: comparisons ?? 1 })),
   },
@@ -47,6 +54,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     reference: 'docs/method.md section 5.3; Maurer and Pontil (2009), Theorem 4, https://arxiv.org/abs/0907.3740',
     binaryOnly: false,
     asymptotic: false,
+    needsConcordantSplit: false,
     interval: pairedEmpiricalBernstein,
     fromCounts: ({ n10, n01, n, alpha, comparisons }) => {
       const s = n10 - n01;
@@ -60,6 +68,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     reference: 'docs/method.md section 5.4; Clopper and Pearson (1934), https://doi.org/10.1093/biomet/26.4.404',
     binaryOnly: true,
     asymptotic: false,
+    needsConcordantSplit: false,
     interval: pairedExactBinomial,
     fromCounts: exactBinomialInterval,
   },
@@ -69,6 +78,7 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
       'docs/method.md section 5.4.1; Tango (1998), https://doi.org/10.1002/(SICI)1097-0258(19980430)17:8%3C891::AID-SIM780%3E3.0.CO;2-B; Chan and Zhang (1999), https://doi.org/10.1111/j.0006-341X.1999.01202.x',
     binaryOnly: true,
     asymptotic: false,
+    needsConcordantSplit: false,
     interval: pairedExactUnconditional,
     fromCounts: exactUnconditionalInterval,
     thresholds: exactUnconditionalThresholds,
@@ -78,9 +88,20 @@ const METHODS: Readonly<Record<DecisionMethodName, DecisionMethod>> = {
     reference: 'docs/method.md section 5.4.2 (asymptotic); Tango (1998), https://doi.org/10.1002/(SICI)1097-0258(19980430)17:8%3C891::AID-SIM780%3E3.0.CO;2-B',
     binaryOnly: true,
     asymptotic: true,
+    needsConcordantSplit: false,
     interval: pairedTango,
     fromCounts: tangoInterval,
     thresholds: tangoThresholds,
+  },
+  paired_newcombe: {
+    name: 'paired_newcombe',
+    reference:
+      'docs/method.md section 5.4.3 (asymptotic); Newcombe (1998), method 10, https://doi.org/10.1002/(SICI)1097-0258(19981130)17:22%3C2635::AID-SIM954%3E3.0.CO;2-C',
+    binaryOnly: true,
+    asymptotic: true,
+    needsConcordantSplit: true,
+    interval: pairedNewcombe,
+    fromCounts: newcombeInterval,
   },
 };
 

@@ -7,6 +7,7 @@ import { checkAlpha, checkFiniteNumber } from './checks.js';
 import type { DecisionMethodName } from './method-names.js';
 import { decisionMethod } from './methods.js';
 import { criterionVerdict } from './verdict.js';
+import { ASSUMED_CONTROL_ACCURACY, checkControlAccuracy, fourCellObservedThresholds, fourCells, fourCellVerdictProbabilities, type FourCells } from './four-cell-power.js';
 
 /** Probability mass the enumeration may leave out, per binomial (docs/method.md section 5.6). */
 const EPS = 1e-13;
@@ -25,6 +26,12 @@ export interface PowerDesign {
   readonly margin: number;
   /** The decision method. */
   readonly method: DecisionMethodName;
+  /**
+   * p2, the expected accuracy of the control arm (the arm with weight -1 in the difference: the baseline under
+   * weights (1, -1)), in [0, 1]; default 0.5. Only the methods whose verdict depends on the concordant split
+   * (`paired_newcombe`) use it: with D and delta it fixes the 2x2 cells p11 = p2 - (D - delta)/2, p00 = 1 - D - p11.
+   */
+  readonly controlAccuracy?: number;
 }
 
 /** The probability of each verdict at one true difference. */
@@ -40,6 +47,7 @@ interface Checked {
   k: number;
   margin: number;
   method: DecisionMethodName;
+  p2: number;
 }
 
 function checkDesign(design: PowerDesign): Checked {
@@ -55,7 +63,24 @@ function checkDesign(design: PowerDesign): Checked {
     k: checkPositiveInteger('comparisons', design.comparisons ?? 1),
     margin: checkFiniteNumber('margin', design.margin),
     method: decisionMethod(design.method).name,
+    p2: checkControlAccuracy(design.controlAccuracy ?? ASSUMED_CONTROL_ACCURACY),
   };
+}
+
+/**
+ * The 2x2 cells of (D, delta, p2) for a method that needs them.
+ *
+ * @throws {RlAdvantagesError} `bad_control_accuracy` when no 2x2 table has them (p2 outside [(D - delta)/2, 1 - (D + delta)/2]).
+ */
+function cellsOf(c: Checked, difference: number): FourCells {
+  const cells = fourCells(c.d, difference, c.p2);
+  if (cells === null) {
+    throw new RlAdvantagesError(
+      `controlAccuracy ${c.p2} is impossible with discordance ${c.d} and difference ${difference}: it must lie in [${(c.d - difference) / 2}, ${1 - (c.d + difference) / 2}] (the 2x2 cells must be >= 0)`,
+      { code: 'bad_control_accuracy', field: 'controlAccuracy' },
+    );
+  }
+  return cells;
 }
 
 /** ln C(N, x) + x ln p + (N - x) ln(1 - p), with ln x! from the table. */
@@ -126,6 +151,9 @@ function thresholdsOf(c: Checked, wantFailed = true): (m: number) => { validFrom
 
 /** P(validated) and P(failed) at a true difference; with wantFailed false P(failed) is not computed (0). */
 function probabilities(c: Checked, difference: number, lf: Float64Array, wantFailed = true): VerdictProbabilities {
+  if (decisionMethod(c.method).needsConcordantSplit) {
+    return fourCellVerdictProbabilities({ n: c.n, cells: cellsOf(c, difference), alpha: c.alpha, comparisons: c.k, margin: c.margin }, lf);
+  }
   const q0 = Math.min(1, Math.max(0, (c.d + difference) / (2 * c.d)));
   const method = decisionMethod(c.method);
   const [m0, m1] = window(c.n, c.d);
@@ -215,6 +243,8 @@ export function powerTable(
     const lf = factorials(c.n);
     for (const difference of differences) {
       if (Math.abs(difference) > c.d + 1e-12) continue;
+      // A method that needs the 2x2 cells: a difference no table has with this control accuracy is left out too.
+      if (decisionMethod(method).needsConcordantSplit && fourCells(c.d, difference, c.p2) === null) continue;
       const p = probabilities(c, difference, lf);
       rows.push({ method, difference, p_validated: p.validated, p_failed: p.failed });
     }
@@ -241,6 +271,9 @@ export function observedThresholds(design: PowerDesign): { discordant: number; v
   const c = checkDesign(design);
   const m = Math.round(c.n * c.d);
   const method = decisionMethod(c.method);
+  if (method.needsConcordantSplit) {
+    return fourCellObservedThresholds({ n: c.n, cells: cellsOf(c, 0), alpha: c.alpha, comparisons: c.k, margin: c.margin });
+  }
   let validatesAt: number | null = null;
   let failsAt: number | null = null;
   if (method.thresholds !== undefined) {

@@ -1,7 +1,7 @@
 // "What this design can conclude" for a study run: the power of the spec's decision rule at the run's n and the
 // discordance its eval observed, or an assumed one (docs/method.md section 5.6). Stored in summary.json so the
 // report reads it and never computes it.
-import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../stats/design-power.js';
+import { ASSUMED_CONTROL_ACCURACY, ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../stats/design-power.js';
 import type { DecisionRule } from './spec.js';
 import type { StudyDesignPower } from './summary.js';
 
@@ -19,13 +19,32 @@ export function observedDiscordance(treatment: readonly { item_id: string; corre
   return pairs === 0 ? undefined : discordant / pairs;
 }
 
+/** The mean correctness of two arms' paired items ((2 n11 + n10 + n01) / 2n), or undefined when there is no pair. */
+export function meanPairedAccuracy(treatment: readonly { item_id: string; correct: boolean }[], baseline: readonly { item_id: string; correct: boolean }[]): number | undefined {
+  const b = new Map(baseline.map((r) => [r.item_id, r.correct]));
+  let pairs = 0;
+  let correct = 0;
+  for (const t of treatment) {
+    const other = b.get(t.item_id);
+    if (other === undefined) continue;
+    pairs++;
+    correct += (t.correct ? 1 : 0) + (other ? 1 : 0);
+  }
+  return pairs === 0 ? undefined : correct / (2 * pairs);
+}
+
 /**
  * The design's power for summary.json: every method at n paired items, with D observed when it is above 0, else the
- * assumed 0.2 (said so in `discordance.source`). Null when no criterion compares 0/1 outcomes.
+ * assumed 0.2 (said so in `discordance.source`), and paired_newcombe's control accuracy the arms' mean accuracy
+ * when D is observed, else 0.5. Null when no criterion compares 0/1 outcomes.
  */
-export function studyDesignPower(rule: DecisionRule, n: number, observed: number | undefined): StudyDesignPower | null {
+export function studyDesignPower(rule: DecisionRule, n: number, observed: number | undefined, meanAccuracy?: number): StudyDesignPower | null {
   const discordance: DesignPowerJson['discordance'] =
     observed !== undefined && observed > 0 ? { value: observed, source: 'observed' } : { value: ASSUMED_DISCORDANCE, source: 'assumed' };
-  const power = designPower({ rule, n, discordance });
+  // paired_newcombe's control accuracy: the arms' mean accuracy when D is observed (a 2x2 table always has it at a
+  // true difference of 0), else the assumed 0.5.
+  const controlAccuracy: DesignPowerJson['control_accuracy'] =
+    discordance.source === 'observed' && meanAccuracy !== undefined ? { value: meanAccuracy, source: 'observed' } : { value: ASSUMED_CONTROL_ACCURACY, source: 'assumed' };
+  const power = designPower({ rule, n, discordance, controlAccuracy });
   return power === null ? null : { spec_method: rule.method, ...power };
 }

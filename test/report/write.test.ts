@@ -64,13 +64,18 @@ describe('study reports', () => {
     const p = decidedSummary.design_power;
     expect(p?.n).toBe(200);
     expect(p?.spec_method).toBe('paired_hoeffding');
-    expect(p?.power).toHaveLength(55);
+    // 11 true differences for each of the five discordant-count methods; paired_newcombe leaves out those no 2x2
+    // table has with the control accuracy (the arms' mean accuracy when D is observed).
+    expect(p?.power.filter((r) => r.method !== 'paired_newcombe')).toHaveLength(55);
+    expect(p?.power.filter((r) => r.method === 'paired_newcombe').length).toBeGreaterThanOrEqual(1);
     // The observed D is the share of eval items the arms disagree on.
     const [t, b] = [...readStudyArtifacts(decided).evalItems.values()] as [ReadonlyMap<string, boolean>, ReadonlyMap<string, boolean>];
     const disagree = [...t.entries()].filter(([id, c]) => b.get(id) !== c).length;
     const md = readFileSync(path.join(decided, 'report.md'), 'utf8');
     expect(md).toContain('## What this design can conclude');
     expect(md).toContain('| paired_tango (asymptotic) |');
+    expect(md).toContain('| paired_newcombe (asymptotic: lowest measured coverage 0.835 at n = 10) |');
+    expect(md).toMatch(/paired_newcombe's power also takes the control arm's accuracy, /);
     expect(md).toContain('| paired_exact_unconditional |');
     expect(md).toContain('Scope: each arm is one training run (one seed); the interval covers which test items were drawn');
     if (disagree > 0) {

@@ -103,11 +103,12 @@ describe('decisionMethod', () => {
       'paired_exact_binomial',
       'paired_exact_unconditional',
       'paired_tango',
+      'paired_newcombe',
     ]);
     for (const name of DECISION_METHOD_NAMES) expect(decisionMethod(name).name).toBe(name);
     const e = thrown(() => decisionMethod('wald'));
     expect(e.code).toBe('unknown_method');
-    expect(e.message).toContain('paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial, paired_exact_unconditional, paired_tango');
+    expect(e.message).toContain('paired_hoeffding, paired_empirical_bernstein, paired_exact_binomial, paired_exact_unconditional, paired_tango, paired_newcombe');
   });
 });
 
@@ -117,7 +118,8 @@ describe('invariants', () => {
     .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })).chain(([n, m]) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: m }), fc.constant(m))));
 
   // The exact unconditional interval costs about 0.1 s at n = 400: it has its own smaller run below.
-  const FAST = DECISION_METHOD_NAMES.filter((m) => m !== 'paired_exact_unconditional');
+  // paired_newcombe needs n11 too: its own properties are in test/stats/newcombe.test.ts.
+  const FAST = DECISION_METHOD_NAMES.filter((m) => m !== 'paired_exact_unconditional' && !decisionMethod(m).needsConcordantSplit);
   const small = fc
     .integer({ min: 1, max: 40 })
     .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })).chain(([n, m]) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: m }), fc.constant(m))));

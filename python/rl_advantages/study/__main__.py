@@ -6,7 +6,8 @@ a failed check; the last stdout line of ``train`` is its JSON result):
 - ``probe``: what the spec needs that this machine lacks (prints one JSON object; exit 2 when anything is missing).
 - ``preflight --tasks FILE --out FILE``: the correctness preflight (rl_advantages.study.preflight).
 - ``sample --tasks FILE --rollouts N --seed S --out FILE``: the starting policy's rollouts, ``{task_id, prompt, reward}``.
-- ``train --arm NAME --steps N --tasks FILE --out-dir DIR``: one arm (rl_advantages.study.arms).
+- ``train --arm NAME --steps N --tasks FILE --out-dir DIR [--checkpoint-dir DIR [--save-every N] [--resume]]``: one
+  arm (rl_advantages.study.arms), with mid-arm checkpoints it can resume from (rl_advantages.study.checkpoints).
 - ``eval --checkpoint init|ADAPTER --items FILE --out FILE``: greedy decoding graded by our grader.
 
 Common options: ``--spec``, ``--run-dir``, ``--data-dir`` and ``--model PATH`` (a local starting policy instead of
@@ -129,13 +130,23 @@ def cmd_sample(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
-    from .arms import train_arm
+    from .arms import Checkpointing, train_arm
+    from .checkpoints import fingerprint
 
     source = ensure_init(settings, args)
     arm = settings.arm(args.arm)
+    if args.save_every is not None and args.save_every < 1:
+        raise DriverError(f"--save-every must be an integer >= 1, got {args.save_every}")
+    if args.checkpoint_dir is None and (args.resume or args.save_every is not None):
+        raise DriverError(f"{'--resume' if args.resume else '--save-every'} needs --checkpoint-dir (where the arm's checkpoints are kept)")
+    saving = None
+    if args.checkpoint_dir is not None:
+        corpus = os.path.join(args.data_dir, "train.jsonl")
+        mark = fingerprint(args.spec, arm, args.steps, args.tasks, corpus, source)
+        saving = Checkpointing(args.checkpoint_dir, args.save_every or settings.save_every, args.resume, mark)
     deterministic(arm.seed, settings.threads)
     with open_server(args) as server:
-        result = train_arm(settings, source, arm, args.steps, read_items(args.tasks), args.out_dir, server)
+        result = train_arm(settings, source, arm, args.steps, read_items(args.tasks), args.out_dir, server, saving)
     print(json.dumps(result))
     return 0
 
@@ -174,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--steps", type=int, required=True)
     s.add_argument("--tasks", required=True)
     s.add_argument("--out-dir", required=True)
+    s.add_argument("--checkpoint-dir", default=None, help="keep mid-arm checkpoints here (default: none; the study passes RUN/trl/checkpoints/PHASE/ARM)")
+    s.add_argument("--save-every", type=int, default=None, help="steps between checkpoints (default: the spec's trl.save_every, else 10)")
+    s.add_argument("--resume", action="store_true", help="continue from the latest complete checkpoint in --checkpoint-dir, if any (default: refuse one)")
     s = sub.add_parser("eval", parents=[common], help="greedy eval graded by our grader")
     s.add_argument("--checkpoint", required=True)
     s.add_argument("--items", required=True)

@@ -14,17 +14,20 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from typing import Any, Sequence
 
+from .checkpoints import complete_checkpoint, kill_point, open_folder, remove_folder
 from .settings import Arm, DriverError, Item, Settings, render, reward, write_jsonl
 
 #: |A| above this counts as non-zero (docs/method.md section 9).
 NONZERO = 1e-6
 
 
-def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str) -> Any:
+def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str, save_every: int | None = None) -> Any:
     """The arm's ``GRPOConfig`` (the adapter's, which accepts ``num_generations=1``): one generation batch of
-    group_size x groups_per_batch rollouts per optimiser step."""
+    group_size x groups_per_batch rollouts per optimiser step; with ``save_every``, TRL's checkpoint every that many
+    steps (and at the last step) into ``out_dir`` (checkpoints.py), else none."""
     import torch
 
     from ..integrations.trl import GRPOConfig
@@ -60,7 +63,7 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str) -> Any:
         bf16=False,
         report_to="none",
         logging_steps=1,
-        save_strategy="no",
+        **({"save_strategy": "steps", "save_steps": save_every, "save_only_model": False} if save_every else {"save_strategy": "no"}),
         chat_template_kwargs=None if settings.renderer == "plain" else {"enable_thinking": False},
     )
     return config
@@ -133,9 +136,22 @@ def question_text(row: Any) -> str:
     return str(row["question"])
 
 
-def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequence[Item], out_dir: str, server: Any) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Checkpointing:
+    """Where and how often an arm keeps its mid-arm checkpoints (checkpoints.py), and what they must belong to."""
+
+    folder: str
+    save_every: int
+    resume: bool
+    fingerprint: dict[str, Any]
+
+
+def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequence[Item], out_dir: str, server: Any, saving: Checkpointing | None = None) -> dict[str, Any]:
     """Trains ``arm`` for ``steps`` steps on the front of ``tasks``; writes ``out_dir/advantages.jsonl`` and the
-    final LoRA adapter ``out_dir/adapter``; returns ``{"checkpoint", "advantages_log", "seconds"}``."""
+    final LoRA adapter ``out_dir/adapter``; returns ``{"checkpoint", "advantages_log", "seconds", "resumed_from_step"}``.
+    With ``saving``, TRL's checkpoint and the log rows so far are kept every ``save_every`` steps, and a resume
+    continues from the latest complete one (``trainer.train(resume_from_checkpoint=...)``), giving the same log and
+    adapter, bit for bit, as an uninterrupted run (docs/trl.md, "Determinism")."""
     import torch
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, TrainerCallback
@@ -156,15 +172,18 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
     )
     from .policy import load_tokenizer
 
+    resume_from = open_folder(saving.folder, saving.fingerprint, saving.resume) if saving else None
     tok = load_tokenizer(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
     log = StepLog(arm, os.path.join(out_dir, "advantages.jsonl"))
     log.bind(tok.eos_token_id, settings.max_tokens)
+    if resume_from is not None:
+        log.rows = resume_from[1]
     torch.manual_seed(arm.seed)
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=log.reward_func,
-        args=grpo_config(settings, arm, steps, os.path.join(out_dir, "trainer")),
+        args=grpo_config(settings, arm, steps, saving.folder if saving else os.path.join(out_dir, "trainer"), saving.save_every if saving else None),
         train_dataset=data,
         processing_class=tok,
         peft_config=lora_config(settings),
@@ -179,14 +198,24 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
             trained = list(trainer._logs["advantages"])[-n:]
             log.end_step(state.global_step - 1, trained, trainer.last_advantage_result, trainer.last_advantage_inputs)
 
+        def on_save(self, args: Any, state: Any, control: Any, **_: Any) -> None:
+            # Trainer._save_checkpoint has written checkpoint-N whole; the rows make it complete (transformers 5.18.0).
+            complete_checkpoint(os.path.join(args.output_dir, f"checkpoint-{state.global_step}"), state.global_step, log.rows)
+            # The arm's log holds the checkpoint's steps too (where `rl-adv study --resume` says the arm continues).
+            write_jsonl(log.path, log.rows)
+            kill_point(arm.name, state.global_step)
+
     trainer.add_callback(AfterStep())
     started = time.perf_counter()
-    trainer.train()
+    trainer.train(resume_from_checkpoint=resume_from[0] if resume_from else None)
     seconds = time.perf_counter() - started
     adapter = os.path.join(out_dir, "adapter")
     trainer.model.save_pretrained(adapter)
     write_jsonl(log.path, log.rows)
-    return {"checkpoint": adapter, "advantages_log": log.path, "seconds": round(seconds, 3)}
+    if saving:
+        remove_folder(saving.folder)
+    resumed = int(os.path.basename(resume_from[0]).split("-")[-1]) if resume_from else None
+    return {"checkpoint": adapter, "advantages_log": log.path, "seconds": round(seconds, 3), "resumed_from_step": resumed}
 
 
 def dump_result(result: dict[str, Any]) -> str:

@@ -17,6 +17,9 @@ from typing import Any
 
 from ..grading import gsm8k_reward
 
+#: Steps between mid-arm checkpoints when the spec's ``trl.save_every`` is not given.
+DEFAULT_SAVE_EVERY = 10
+
 #: The instruction appended to a GSM8K question (the cookbook's math environment asks for a boxed answer too).
 GSM8K_SUFFIX = " Write your final answer as \\boxed{N}."
 
@@ -54,6 +57,8 @@ class Settings:
     max_tokens: int
     temperature: float
     threads: int
+    #: Optimiser steps between an arm's mid-arm checkpoints (the spec's ``trl.save_every``; checkpoints.py).
+    save_every: int
 
     @property
     def world(self) -> bool:
@@ -96,6 +101,9 @@ def load_settings(path: str) -> Settings:
         for a in raw["arms"]
     )
     trl = raw.get("trl") or {}
+    save_every = trl.get("save_every", DEFAULT_SAVE_EVERY)
+    if isinstance(save_every, bool) or not isinstance(save_every, int) or save_every < 1:
+        raise DriverError(f'--spec {path}: field "trl.save_every": must be an integer >= 1 (steps between checkpoints), got {json.dumps(save_every)}')
     return Settings(
         raw=raw,
         arms=arms,
@@ -108,6 +116,7 @@ def load_settings(path: str) -> Settings:
         max_tokens=int(raw.get("max_tokens", 512)),
         temperature=float(trl.get("temperature", 1.0)),
         threads=int(trl.get("threads", 1)),
+        save_every=save_every,
     )
 
 
@@ -154,10 +163,13 @@ def reward(response: str, reference: str, stopped: bool) -> float:
 
 
 def write_jsonl(path: str, rows: list[dict[str, Any]]) -> None:
+    """Writes JSON lines whole: a temporary file beside ``path``, then renamed over it (a kill leaves no half file)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    temp = f"{path}.tmp-{os.getpid()}"
+    with open(temp, "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, allow_nan=False) + "\n")
+    os.replace(temp, path)
 
 
 def write_json(path: str, value: Any) -> None:

@@ -43,6 +43,20 @@ def test_settings_of_both_specs() -> None:
     assert render(world, "plus 1x1: 3 + 4 =") == "plus 1x1: 3 + 4 ="
     with pytest.raises(DriverError, match="--arm 'x' is not an arm"):
         world.arm("x")
+    assert world.save_every == 10 and hub.save_every == 10
+
+
+def test_save_every_comes_from_the_spec_and_is_checked(tmp_path: Path) -> None:
+    spec = json.loads(ARITH.read_text())
+    for value, ok in ((3, True), (0, False), (2.5, False), (True, False), ("4", False)):
+        spec["trl"]["save_every"] = value
+        path = tmp_path / "spec.json"
+        path.write_text(json.dumps(spec))
+        if ok:
+            assert load_settings(str(path)).save_every == value
+        else:
+            with pytest.raises(DriverError, match=r'field "trl.save_every": must be an integer >= 1'):
+                load_settings(str(path))
 
 
 def test_reward_is_the_cookbook_formula_by_our_grader() -> None:

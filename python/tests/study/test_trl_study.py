@@ -5,7 +5,10 @@ python/requirements-test.txt). Outside CI it skips when TRL is not installed; in
 set) a missing TRL is a failure, never a skip.
 
 Reduced size: 3 steps per arm, 200 eval items, 2000 calibration batches; the pre-training is the spec's own
-(the starting accuracy must be in the spec's target range, or the preflight stops the study).
+(the starting accuracy must be in the spec's target range, or the preflight stops the study). The spec is copied
+with ``trl.save_every`` 2, and the first attempt is killed right after the GRPO pilot arm's step-2 checkpoint
+(``RL_ADV_TRL_KILL_AT``); ``--resume`` finishes the run, and the resumed pilot arm must equal the uninterrupted
+full arm (the same 3 steps on the same tasks) bit for bit.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ REPO = Path(__file__).resolve().parents[3]
 CLI = REPO / "dist" / "cli.js"
 SPEC = REPO / "specs" / "arith-gs1-vs-grpo.json"
 STEPS, EVAL_ITEMS = 3, 200
+#: The arm killed after its step-2 checkpoint in the pilot.
+KILLED = "grpo_g8"
 
 _MISSING = [m for m in ("torch", "trl", "transformers", "peft", "datasets") if importlib.util.find_spec(m) is None]
 #: CI runs with RL_ADV_REQUIRE_TORCH=1 (.ci/run) or CI set: there a missing package fails instead of skipping.
@@ -38,10 +43,15 @@ def test_requirements_present_in_ci() -> None:
     assert CLI.exists(), f"{CLI} is missing: run npm run build first"
 
 
-def study(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(SPEC), "--out", str(out), "--python", sys.executable]
+def study(out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(spec_of(out)), "--out", str(out), "--python", sys.executable]
     args += ["--steps", str(STEPS), "--eval-limit", str(EVAL_ITEMS), "--calibration-batches", "2000", *extra]
-    return subprocess.run(args, capture_output=True, text=True, timeout=1500)
+    return subprocess.run(args, capture_output=True, text=True, timeout=1500, env={**os.environ, **(env or {})})
+
+
+def spec_of(out: Path) -> Path:
+    """The run's spec: the shipped one with a checkpoint every 2 steps (nothing else changes)."""
+    return out.parent / "spec.json"
 
 
 def jsonl(path: Path) -> list[dict]:
@@ -53,8 +63,17 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if _MISSING or not CLI.exists():
         pytest.fail("the small world cannot run here (see test_requirements_present_in_ci)")
     out = tmp_path_factory.mktemp("trl") / "run"
-    r = study(out)
+    spec = json.loads(SPEC.read_text(encoding="utf-8"))
+    spec["trl"]["save_every"] = 2
+    spec_of(out).write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    killed = study(out, env={"RL_ADV_TRL_KILL_AT": f"{KILLED}:2"})
+    assert killed.returncode != 0 and "was killed by SIGKILL" in killed.stderr, killed.stderr[-3000:]
+    kept = out / "trl" / "checkpoints" / "pilot" / KILLED
+    assert sorted(p.name for p in kept.iterdir() if p.name.startswith("checkpoint-")) == ["checkpoint-2"]
+    assert not (out / "pilot" / KILLED / "result.json").exists()
+    r = study(out, "--resume")
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stderr[-3000:]}"
+    assert f"continuing with pilot ({KILLED} at step 2 of 3" in r.stderr + r.stdout
     assert "decision" in r.stdout
     return out
 
@@ -117,12 +136,25 @@ def test_rerun_of_a_pilot_prefix_is_bit_identical(run: Path, tmp_path: Path) -> 
     data = run / "trl" / "data"
     for arm in ("grpo_g8", "gs1_tfidf_g1"):
         out = tmp_path / arm
-        cmd = [sys.executable, "-m", "rl_advantages.study", "train", "--spec", str(SPEC), "--run-dir", str(run), "--data-dir", str(data)]
+        cmd = [sys.executable, "-m", "rl_advantages.study", "train", "--spec", str(spec_of(run)), "--run-dir", str(run), "--data-dir", str(data)]
         cmd += ["--arm", arm, "--steps", "2", "--tasks", str(run / "trl" / "requests" / f"pilot_{arm}.jsonl"), "--out-dir", str(out)]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stderr[-2000:]
         again = jsonl(out / "advantages.jsonl")
         assert again == jsonl(run / "pilot" / arm / "advantages.jsonl")[:2]
+
+
+def test_an_arm_killed_mid_way_and_resumed_equals_an_uninterrupted_one(run: Path) -> None:
+    """The pilot's GRPO arm was killed after its step-2 checkpoint and resumed from it; the full arm trained the same
+    3 steps on the same tasks without interruption: the same log bytes, the same LoRA tensors, no checkpoint left."""
+    import torch
+    from safetensors.torch import load_file
+
+    resumed, whole = run / "pilot" / KILLED, run / "arms" / KILLED
+    assert (resumed / "advantages.jsonl").read_bytes() == (whole / "advantages.jsonl").read_bytes()
+    a, b = load_file(str(resumed / "adapter" / "adapter_model.safetensors")), load_file(str(whole / "adapter" / "adapter_model.safetensors"))
+    assert sorted(a) == sorted(b) and all(torch.equal(a[k], b[k]) for k in a)
+    assert not any((run / "trl" / "checkpoints").rglob("checkpoint-*")), "finished arms remove their checkpoints"
 
 
 def test_resume_of_a_finished_run_changes_nothing(run: Path) -> None:

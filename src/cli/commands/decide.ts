@@ -4,7 +4,7 @@ import { RlAdvantagesError } from '../../errors.js';
 import { DECISION_SCOPE_WORDS, decide, decisionJson, notSpecMethodNote, type Decision } from '../../stats/decision.js';
 import type { PairedItem } from '../../stats/items.js';
 import { decisionPage } from '../../report/pages.js';
-import { DECISION_METHOD_NAMES } from '../../stats/method-names.js';
+import { ASYMPTOTIC_DECISION_METHODS, DECISION_METHOD_NAMES, asymptoticMethodsWords, asymptoticWords } from '../../stats/method-names.js';
 import { num, plural, signed, table } from '../format.js';
 import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
 import { checkPairs, itemError, readPredictions, type Arm } from '../predictions.js';
@@ -44,7 +44,8 @@ const METHOD_WORDS: Readonly<Record<Decision['method'], string>> = {
   paired_empirical_bernstein: 'paired empirical Bernstein',
   paired_exact_binomial: 'paired exact binomial',
   paired_exact_unconditional: 'paired exact unconditional',
-  paired_tango: 'paired Tango score (asymptotic: coverage not guaranteed)',
+  paired_tango: `paired Tango score (${asymptoticWords('paired_tango')}; coverage not guaranteed)`,
+  paired_newcombe: `paired Newcombe method 10 (${asymptoticWords('paired_newcombe')}; coverage not guaranteed)`,
 };
 
 /** What the interval covers: the words `decide` and the report print under a decision. */
@@ -114,8 +115,9 @@ export function register(program: Command, io: CliIo): void {
       "Applies the spec's decision_rule (docs/method.md section 5): items are paired by item_id, each criterion " +
         "gets the interval of the rule's method (paired_hoeffding: mean(d) ± R·sqrt(ln(2k/alpha)/(2n))) and the " +
         'verdict validated (lower > margin), failed (upper < margin) or inconclusive. For 0/1 outcomes ' +
-        'paired_exact_unconditional keeps the guarantee with the narrowest interval; paired_tango is asymptotic ' +
-        '(its coverage falls below the level at small n: docs/method.md section 5.7). Each arm is one training run: ' +
+        'paired_exact_unconditional keeps the guarantee with the narrowest interval; ' +
+        `${ASYMPTOTIC_DECISION_METHODS.join(' and ')} are asymptotic (their coverage falls below the level at small n: ` +
+        'docs/method.md section 5.7). Each arm is one training run: ' +
         'the interval covers the sampling of test items, not run-to-run variation. Prediction files are JSON ' +
         'lines, one item a line: {"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
@@ -123,7 +125,7 @@ export function register(program: Command, io: CliIo): void {
     .addOption(inputOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)").makeOptionMandatory())
     .addOption(inputOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)").makeOptionMandatory())
     .addOption(
-      new Option('--method <name>', "another interval than the spec's, for exploration (the output says it is not the spec's method)").choices(
+      new Option('--method <name>', `another interval than the spec's, for exploration (the output says it is not the spec's method); asymptotic: ${asymptoticMethodsWords()}`).choices(
         DECISION_METHOD_NAMES,
       ),
     )

@@ -1,8 +1,9 @@
 // rl-adv plan: before training, what the spec's decision rule can conclude with n items, and with what power.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { powerPage } from '../../report/pages.js';
-import { ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../stats/design-power.js';
-import { ASYMPTOTIC_DECISION_METHODS, DECISION_METHOD_NAMES } from '../../stats/method-names.js';
+import { ASSUMED_CONTROL_ACCURACY, ASSUMED_DISCORDANCE, designPower, type DesignPowerJson } from '../../stats/design-power.js';
+import { RlAdvantagesError } from '../../errors.js';
+import { ASYMPTOTIC_DECISION_METHODS, CONCORDANT_SPLIT_METHODS, DECISION_METHOD_NAMES, asymptoticMethodsWords, asymptoticWords } from '../../stats/method-names.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { num, plural, signed, table } from '../format.js';
 import { forceOption, inputOption, outputOption, writeOutput } from '../outputs.js';
@@ -16,6 +17,7 @@ interface PlanOptions {
   spec?: string;
   n?: number;
   discordance?: number;
+  controlAccuracy?: number;
   pilot?: string[];
   method?: string;
   json?: boolean;
@@ -45,6 +47,7 @@ export function planJson(plan: DecisionPlan, power: DesignPowerJson | null = nul
       : {
           power_criterion: power.criterion,
           discordance: power.discordance,
+          control_accuracy: power.control_accuracy,
           thresholds: power.thresholds,
           power: power.power,
           n_for_80_percent_power: power.n_for_80_percent_power,
@@ -97,6 +100,13 @@ const SOURCE_WORDS: Readonly<Record<DesignPowerJson['discordance']['source'], st
   assumed: 'assumed: give --discordance D or --pilot T.jsonl,B.jsonl',
 };
 
+const CONTROL_SOURCE_WORDS: Readonly<Record<DesignPowerJson['control_accuracy']['source'], string>> = {
+  given: 'given',
+  pilot: "the pilot files' mean accuracy",
+  observed: "the two arms' mean accuracy",
+  assumed: 'assumed: give --control-accuracy P',
+};
+
 /** The exact unconditional interval's refined lowest coverage (validation/decision-coverage-refined.mjs). */
 const EXACT_UNCONDITIONAL_WORST = 'enumerated over delta and D at n = 10 to 1319, is 0.9501 (n = 1319; docs/method.md section 5.7)';
 
@@ -105,6 +115,9 @@ export function powerText(p: DesignPowerJson): string {
   const methods = p.thresholds.map((t) => t.method);
   const head =
     `power of criterion ${p.criterion} (margin ${signed(p.margin)}), discordance D = ${num(p.discordance.value)} (${SOURCE_WORDS[p.discordance.source]}); ` +
+    (methods.some((m) => CONCORDANT_SPLIT_METHODS.includes(m))
+      ? `control accuracy ${num(p.control_accuracy.value)} (${CONTROL_SOURCE_WORDS[p.control_accuracy.source]}; paired_newcombe only); `
+      : '') +
     `exact over the paired counts (docs/method.md section 5.6)\n\n`;
   const asymptotic = methods.filter((m) => ASYMPTOTIC_DECISION_METHODS.includes(m));
   const exact = methods.includes('paired_exact_unconditional')
@@ -114,7 +127,8 @@ export function powerText(p: DesignPowerJson): string {
     exact +
     (asymptotic.length === 0
       ? ''
-      : `${exact === '' ? '\n' : ''}${asymptotic.join(', ')}: asymptotic, its coverage is not guaranteed (lowest measured 0.835 at n = 10, docs/method.md section 5.7); ` +
+      : `${exact === '' ? '\n' : ''}` +
+        asymptotic.map((m) => `${m}: ${asymptoticWords(m)} (docs/method.md section 5.7), its coverage is not guaranteed.\n`).join('') +
         'paired_exact_unconditional keeps the guarantee at nearly the same power.\n');
   const first = table(
     ['method', 'validates if observed >=', 'fails if observed <=', 'n for 80% power at 0'],
@@ -154,6 +168,12 @@ function discordanceOption(value: string): number {
   const d = Number(value);
   if (value.trim() === '' || !Number.isFinite(d) || d <= 0 || d > 1) throw new InvalidArgumentError('must be a number in (0, 1].');
   return d;
+}
+
+function controlAccuracyOption(value: string): number {
+  const p = Number(value);
+  if (value.trim() === '' || !Number.isFinite(p) || p < 0 || p > 1) throw new InvalidArgumentError('must be a number in [0, 1].');
+  return p;
 }
 
 function pilotOption(value: string): string[] {
@@ -197,13 +217,28 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   }
   const rule = spec.decisionRule;
   const plan = planDecision({ n, alpha: rule.alpha, criteria: rule.criteria });
+  const pilot = options.pilot === undefined ? undefined : await pilotDiscordance(options.pilot, rule, io);
   const discordance: DesignPowerJson['discordance'] =
     options.discordance !== undefined
       ? { value: options.discordance, source: 'given' }
-      : options.pilot !== undefined
-        ? { value: await pilotDiscordance(options.pilot, rule, io), source: 'pilot' }
+      : pilot !== undefined
+        ? { value: pilot.discordance, source: 'pilot' }
         : { value: ASSUMED_DISCORDANCE, source: 'assumed' };
-  const power = designPower({ rule, n, discordance, ...(options.method === undefined ? {} : { methods: [options.method] }) });
+  const controlAccuracy: DesignPowerJson['control_accuracy'] =
+    options.controlAccuracy !== undefined
+      ? { value: options.controlAccuracy, source: 'given' }
+      : pilot !== undefined
+        ? { value: pilot.controlAccuracy, source: 'pilot' }
+        : { value: ASSUMED_CONTROL_ACCURACY, source: 'assumed' };
+  let power: DesignPowerJson | null;
+  try {
+    power = designPower({ rule, n, discordance, controlAccuracy, ...(options.method === undefined ? {} : { methods: [options.method] }) });
+  } catch (error) {
+    if (error instanceof RlAdvantagesError && error.field === 'controlAccuracy') {
+      throw new CliUsageError(`--control-accuracy ${controlAccuracy.value}: ${error.message.replace(/^controlAccuracy \S+ /, '')} (paired_newcombe needs it; pick another or --method)`);
+    }
+    throw error;
+  }
   if (options.html !== undefined) {
     if (power === null) throw new CliUsageError('--html: no criterion compares 0/1 outcomes, so there is no power chart to draw');
     const subtitle = `criterion ${power.criterion}, n = ${n}, alpha = ${rule.alpha}, discordance ${num(discordance.value)} (${discordance.source})`;
@@ -228,15 +263,21 @@ export function register(program: Command, io: CliIo): void {
         'or to fail (margin - half-width) (docs/method.md section 5). Then, for each decision method, the power ' +
         'at discordance D (the share of items the arms disagree on): P(validated) and P(failed) at true ' +
         'differences -0.05..+0.05 and the n for 80% power at a true difference of 0, exact over the paired counts ' +
-        "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so).",
+        "(section 5.6). n defaults to the spec's eval.n_examples; D to 0.2 (assumed, and said so). paired_newcombe's " +
+        "verdict depends on the whole 2x2 table, so its power also takes the control arm's accuracy (--control-accuracy, default 0.5).",
     )
     .addOption(specOption())
     .option('--n <n>', 'the number of paired items (default: eval.n_examples of the spec)', integerOption(1))
     .option('--discordance <d>', 'D, the share of items the two arms disagree on, in (0, 1] (default 0.2, assumed)', discordanceOption)
+    .option(
+      '--control-accuracy <p>',
+      "p2, the control arm's expected accuracy (the arm with weight -1), in [0, 1]: only paired_newcombe's power uses it (default: the pilot's mean accuracy, else 0.5, assumed)",
+      controlAccuracyOption,
+    )
     .addOption(
       inputOption('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', (v) => v as string[]).argParser(pilotOption),
     )
-    .addOption(new Option('--method <name>', 'the power of this method only (default: all; paired_tango is asymptotic)').choices(DECISION_METHOD_NAMES))
+    .addOption(new Option('--method <name>', `the power of this method only (default: all); asymptotic: ${asymptoticMethodsWords()}`).choices(DECISION_METHOD_NAMES))
     .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
     .addOption(outputOption('--html <file>', 'also write the power chart as a self-contained HTML page'))
     .addOption(forceOption())

@@ -29,8 +29,8 @@ const TAIL_LINES = 5;
  * Runs one driver to its end.
  *
  * @returns its stdout.
- * @throws {RlAdvantagesError} `driver_failed` with the exit code, the log file and the log's last lines when it exits
- *   non-zero; the backend's unavailable error when it cannot start.
+ * @throws {RlAdvantagesError} `driver_failed` with the exit code (or the signal that killed it), the log file and the
+ *   log's last lines when it exits non-zero; the backend's unavailable error when it cannot start.
  * @example
  * ```ts
  * const out = await runDriver({ python: 'python3', args: ['-m', 'rl_advantages.study', 'probe', ...], env: process.env, runDir, logName: 'probe', label: 'probe', unavailable });
@@ -51,14 +51,15 @@ export function runDriver(run: DriverRun): Promise<string> {
       closeSync(fd);
       reject(run.unavailable(`${run.label} could not start: ${error.message}`));
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       closeSync(fd);
       if (code === 0) {
         resolve(stdout);
         return;
       }
       const tail = readFileSync(logFile, 'utf8').trim().split('\n').slice(-TAIL_LINES).join('\n  ');
-      reject(new RlAdvantagesError(`${run.label} failed with exit code ${String(code)} (log ${logFile}):\n  ${tail}`, { code: 'driver_failed' }));
+      const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${String(code)}`;
+      reject(new RlAdvantagesError(`${run.label} ${how} (log ${logFile}):\n  ${tail}`, { code: 'driver_failed' }));
     });
   });
 }

@@ -167,8 +167,12 @@ export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
       if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
       const needed = req.steps * (req.arm.groups_per_batch ?? 1);
       const tasks = request(ctx, `${req.phase}_${req.arm.name}`, Array.from(ctx.order.slice(0, needed), (q) => ctx.train[q] as Gsm8kItem));
-      // An interrupted arm starts again from the starting policy (the drivers keep no mid-arm checkpoint).
-      const stdout = await drive(ctx, 'train', ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir], `${req.phase}_${req.arm.name}`);
+      // Mid-arm checkpoints outside the arm's folder (every trl.save_every steps, python/rl_advantages/study/checkpoints.py):
+      // an interrupted driver continues from its latest complete one (--resume; a fresh start when there is none), and
+      // the driver removes them once the arm is done.
+      const checkpoints = path.join(trlDir(ctx), 'checkpoints', req.phase, req.arm.name);
+      const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume'];
+      const stdout = await drive(ctx, 'train', args, `${req.phase}_${req.arm.name}`);
       let info: { checkpoint?: unknown; advantages_log?: unknown };
       try {
         info = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as typeof info;

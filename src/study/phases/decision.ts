@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { decide, decisionJson } from '../../stats/decision.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
-import { observedDiscordance, studyDesignPower } from '../design-power.js';
+import { meanPairedAccuracy, observedDiscordance, studyDesignPower } from '../design-power.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import type { EvalRow } from '../backends/types.js';
 import type { StudyArm } from '../spec.js';
@@ -29,7 +29,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   summary.comparison = { treatment: treatment.name, baseline: baseline.name };
   summary.decision = decisionJson(decision);
   summary.plan = planJson(plan);
-  summary.design_power = studyDesignPower(spec.decisionRule, decision.n, observedDiscordance(treatmentRows, baselineRows));
+  summary.design_power = studyDesignPower(spec.decisionRule, decision.n, observedDiscordance(treatmentRows, baselineRows), meanPairedAccuracy(treatmentRows, baselineRows));
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan });
   const c = decision.criteria[0];
   return {

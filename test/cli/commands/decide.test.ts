@@ -92,7 +92,12 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
     expect((r.criteria[0]?.upper ?? 0) - (r.criteria[0]?.lower ?? 0)).toBeLessThan(0.0831 - 0.0092);
     const tango = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_tango']);
     expect(tango.code).toBe(0);
-    expect(tango.stdout).toMatch(/^paired Tango score \(asymptotic: coverage not guaranteed\) decision/);
+    expect(tango.stdout).toMatch(/^paired Tango score \(asymptotic: lowest measured coverage 0\.835 at n = 10; coverage not guaranteed\) decision/);
+    // paired_newcombe uses the items both arms got right too (docs/method.md section 5.4.3).
+    const nc = await rlAdv(['decide', '--spec', specPath, '--treatment', files['175b_finetuning'], '--baseline', files['6b_verification'], '--method', 'paired_newcombe']);
+    expect(nc.code).toBe(0);
+    expect(nc.stdout).toMatch(/^paired Newcombe method 10 \(asymptotic: lowest measured coverage 0\.835 at n = 10; coverage not guaranteed\) decision/);
+    expect(nc.stdout).toMatch(/primary\s+accuracy\s+\S+\s+\S+\s+-0\.0432\s/);
   });
 
   it('{item_id, score} rows work too', async () => {

@@ -76,22 +76,26 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     const run = await rlAdv(['plan', '--spec', specPath, '--json']);
     const plan = JSON.parse(run.stdout) as PlanPowerJson;
     expect(plan.discordance).toEqual({ value: 0.2, source: 'assumed' });
-    expect(plan.power).toHaveLength(55);
+    expect(plan.power).toHaveLength(66);
     expect(Object.keys(plan.power[0] ?? {})).toEqual(['method', 'difference', 'p_validated', 'p_failed']);
     const at0 = (m: string): number => plan.power.find((r) => r.method === m && r.difference === 0)?.p_validated ?? NaN;
     expect(Math.abs(at0('paired_hoeffding') - 0.023)).toBeLessThanOrEqual(0.005);
     expect(at0('paired_empirical_bernstein')).toBeGreaterThan(at0('paired_hoeffding'));
     expect(at0('paired_exact_binomial')).toBeGreaterThan(at0('paired_empirical_bernstein'));
     const n80 = plan.n_for_80_percent_power;
-    expect(Object.keys(n80)).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial', 'paired_exact_unconditional', 'paired_tango']);
+    expect(Object.keys(n80)).toEqual(['paired_hoeffding', 'paired_empirical_bernstein', 'paired_exact_binomial', 'paired_exact_unconditional', 'paired_tango', 'paired_newcombe']);
     expect(n80.paired_exact_binomial as number).toBeLessThan(n80.paired_hoeffding as number);
     // The issue's targets for the exact unconditional method: P(validated | equal) >= 0.97, n for 80% <= 700.
     expect(at0('paired_exact_unconditional')).toBeGreaterThanOrEqual(0.97);
     expect(n80.paired_exact_unconditional as number).toBeLessThanOrEqual(700);
     const text = (await rlAdv(['plan', '--spec', specPath])).stdout;
     expect(text).toMatch(/discordance D = 0\.2 \(assumed: give --discordance D or --pilot T\.jsonl,B\.jsonl\)/);
-    expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\s+0\.9810 \/ 0\.0000\s+0\.9814 \/ 0\.0000\n/);
-    expect(text).toMatch(/paired_tango \(asymptotic\)/);
+    expect(text).toMatch(/\n0\s+0\.0227 \/ 0\.0000\s+0\.4371 \/ 0\.0000\s+0\.9083 \/ 0\.0000\s+0\.9810 \/ 0\.0000\s+0\.9814 \/ 0\.0000\s+0\.9820 \/ 0\.0000\n/);
+    // The asymptotic methods carry their lowest measured coverage beside their names (docs/method.md section 5.7).
+    expect(text).toMatch(/paired_tango: asymptotic: lowest measured coverage 0\.835 at n = 10 \(docs\/method\.md section 5\.7\), its coverage is not guaranteed/);
+    expect(text).toMatch(/paired_newcombe: asymptotic: lowest measured coverage 0\.835 at n = 10 \(docs\/method\.md section 5\.7\)/);
+    expect(text).toMatch(/control accuracy 0\.5 \(assumed: give --control-accuracy P; paired_newcombe only\)/);
+    expect(plan).toMatchObject({ control_accuracy: { value: 0.5, source: 'assumed' } });
     expect(text).toMatch(/paired_exact_unconditional: each end misses with probability <= alpha\/\(2k\) whatever D; its lowest coverage, enumerated over delta and D/);
     expect(text).toMatch(/scope: each arm is one training run.*decision_rule\.seeds lists one seed \(0\)/);
   });
@@ -101,6 +105,21 @@ describe('rl-adv plan: power (docs/method.md section 5.6)', () => {
     expect(new Set(plan.power.map((r) => r.method))).toEqual(new Set(['paired_exact_binomial']));
     expect(plan.discordance).toEqual({ value: 0.1, source: 'given' });
     expect(plan.thresholds[0]?.discordant).toBe(132);
+  });
+
+  it('--control-accuracy P: paired_newcombe\'s power at that control accuracy; refused outside [0, 1] or where no 2x2 table has it', async () => {
+    const args = ['plan', '--spec', specPath, '--method', 'paired_newcombe', '--json'];
+    const plan = JSON.parse((await rlAdv([...args, '--control-accuracy', '0.8'])).stdout) as PlanPowerJson & { control_accuracy: unknown };
+    expect(plan.control_accuracy).toEqual({ value: 0.8, source: 'given' });
+    const at0 = plan.power.find((r) => r.difference === 0)?.p_validated ?? NaN;
+    expect(at0).toBeGreaterThan(0.97);
+    // p2 = 0.88 at D = 0.2: p11 = 0.78 + delta/2 <= 0.8 leaves out delta = +0.05 only.
+    const cut = JSON.parse((await rlAdv([...args, '--control-accuracy', '0.88'])).stdout) as PlanPowerJson;
+    expect(cut.power.map((r) => r.difference)).toEqual([-0.05, -0.04, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03, 0.04]);
+    const bad = await rlAdv([...args, '--control-accuracy', '1.2']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--control-accuracy.*must be a number in \[0, 1\]/)]);
+    const impossible = await rlAdv([...args, '--control-accuracy', '0.95']);
+    expect([impossible.code, impossible.stderr]).toEqual([2, expect.stringMatching(/--control-accuracy 0\.95: is impossible with discordance 0\.2 and difference 0: it must lie in \[0\.1, 0\.9\]/)]);
   });
 
   it('--pilot T,B estimates D from two per-item files', async () => {
