@@ -33,6 +33,35 @@ export function jackknifeRatio(
   noise: NoiseModel,
   batchSize: number,
 ): JackknifeRatio | null {
+  const deleted = deleteOneRatios(prepared, sums, e, noise, batchSize);
+  if (deleted === null) return null;
+  const se = Math.sqrt(jackknifeVariance(deleted));
+  if (!Number.isFinite(se) || !Number.isFinite(ratio)) return null;
+  return { se, ci95: [ratio - Z_975 * se, ratio + Z_975 * se] };
+}
+
+/** (K - 1)/K sum_k (ratio_(-k) - mean_k ratio_(-k))^2, the delete-one jackknife variance. */
+export function jackknifeVariance(deleted: Float64Array): number {
+  const K = deleted.length;
+  let mean = 0;
+  for (const v of deleted) mean += v;
+  mean /= K;
+  let squares = 0;
+  for (const v of deleted) squares += (v - mean) * (v - mean);
+  return ((K - 1) / K) * squares;
+}
+
+/**
+ * ratio_(-k) for every task k, from the batches that do not contain it (see {@link jackknifeRatio}); null when
+ * some task is in every batch or a deleted calibration has no finite ratio.
+ */
+export function deleteOneRatios(
+  prepared: Prepared,
+  sums: BatchSums,
+  e: number,
+  noise: NoiseModel,
+  batchSize: number,
+): Float64Array | null {
   const K = prepared.table.count;
   const M = sums.inverse.length;
   const total = (values: Float64Array): number => values.reduce((s, v) => s + v, 0);
@@ -61,12 +90,5 @@ export function jackknifeRatio(
       deleted[k] = 1;
     } else deleted[k] = value;
   }
-  let mean = 0;
-  for (const v of deleted) mean += v;
-  mean /= K;
-  let squares = 0;
-  for (const v of deleted) squares += (v - mean) * (v - mean);
-  const se = Math.sqrt(((K - 1) / K) * squares);
-  if (!Number.isFinite(se) || !Number.isFinite(ratio)) return null;
-  return { se, ci95: [ratio - Z_975 * se, ratio + Z_975 * se] };
+  return deleted;
 }

@@ -38,6 +38,20 @@ export interface BatchSums {
     readonly inverse: Float64Array;
     readonly noise: Float64Array;
   };
+  /**
+   * Per pair of tasks k < l (index k K + l), the same sums over the batches that contain both, and how many do:
+   * with byTask, what deleting tasks k and l removes (the delete-two jackknife, jackknife-bc.ts). Only when
+   * simulate() is asked for it.
+   */
+  readonly byPair?: PairSums;
+}
+
+/** Sums over the batches that contain both tasks of a pair k < l, at index k K + l (the rest unused). */
+export interface PairSums {
+  readonly count: Float64Array;
+  readonly sse: Float64Array[];
+  readonly inverse: Float64Array;
+  readonly noise: Float64Array;
 }
 
 type Rng = { quick(): number };
@@ -90,17 +104,17 @@ export function prepare(table: TaskTable): Prepared {
 }
 
 /**
- * sigma_eps^2 without task `skip` (-1: over every task); 0 in single-rollout mode.
+ * sigma_eps^2 without task `skip` nor task `skip2` (-1: none); 0 in single-rollout mode.
  * pooled: sum_k (G_k - 1) s_k^2 / sum_k (G_k - 1); per-task: the plain mean of s_k^2 over the tasks, the noise
  * variance of a rollout of a uniformly drawn task (what a batch samples).
  */
-export function noiseVariance(prepared: Prepared, noise: NoiseModel, skip = -1): number {
+export function noiseVariance(prepared: Prepared, noise: NoiseModel, skip = -1, skip2 = -1): number {
   if (!prepared.corrected) return 0;
   const { table, squares } = prepared;
   let numerator = 0;
   let denominator = 0;
   for (let k = 0; k < table.count; k++) {
-    if (k === skip) continue;
+    if (k === skip || k === skip2) continue;
     const dof = (table.sizes[k] as number) - 1;
     numerator += noise === 'pooled' ? (squares[k] as number) : (squares[k] as number) / dof;
     denominator += noise === 'pooled' ? dof : 1;
@@ -110,7 +124,8 @@ export function noiseVariance(prepared: Prepared, noise: NoiseModel, skip = -1):
 
 /**
  * M batches: each is B distinct tasks (a partial Fisher-Yates shuffle, uniform without replacement) and one
- * rollout of each, uniformly. Every engine scores the same batch (common random numbers).
+ * rollout of each, uniformly. Every engine scores the same batch (common random numbers). With `pairs`, the sums
+ * are also accumulated per pair of tasks in a batch (`byPair`); the draws and every other sum are the same.
  */
 export function simulate(
   prepared: Prepared,
@@ -119,6 +134,7 @@ export function simulate(
   rng: Rng,
   engines: readonly BaselineEngine[],
   progress: (batchesDone: number) => void,
+  pairs = false,
 ): BatchSums {
   const { table, targets, corrected, targetNoise } = prepared;
   const size = table.count;
@@ -139,6 +155,15 @@ export function simulate(
     inverse: new Float64Array(size),
     noise: new Float64Array(size),
   };
+  const byPair: PairSums | undefined = pairs
+    ? {
+        count: new Float64Array(size * size),
+        sse: engines.map(() => new Float64Array(size * size)),
+        inverse: new Float64Array(size * size),
+        noise: new Float64Array(size * size),
+      }
+    : undefined;
+  const batchSse = new Float64Array(engines.length);
   for (let m = 0; m < batches; m++) {
     let inv = 0;
     let tn = 0;
@@ -180,13 +205,34 @@ export function simulate(
         a += advantage * advantage;
       }
       (sse[e] as Float64Array)[m] = s;
+      batchSse[e] = s;
       (advantageSquares[e] as Float64Array)[m] = a;
       const perTask = byTask.sse[e] as Float64Array;
       for (let i = 0; i < batchSize; i++) perTask[taskOf[i] as number] = (perTask[taskOf[i] as number] as number) + s;
     }
+    if (byPair !== undefined) addPairs(byPair, taskOf, size, batchSse, inv, tn);
     if ((m + 1) % 1000 === 0 || m + 1 === batches) progress(m + 1);
   }
-  return { sse, advantageSquares, rewardSquares, inverse, noise, byTask };
+  return { sse, advantageSquares, rewardSquares, inverse, noise, byTask, ...(byPair === undefined ? {} : { byPair }) };
+}
+
+/** Adds one batch's sums (sse per engine, inverse, noise) to every pair of its tasks. */
+function addPairs(byPair: PairSums, taskOf: Int32Array, size: number, sse: Float64Array, inv: number, tn: number): void {
+  const B = taskOf.length;
+  for (let i = 0; i < B; i++) {
+    for (let j = i + 1; j < B; j++) {
+      const k = taskOf[i] as number;
+      const l = taskOf[j] as number;
+      const at = k < l ? k * size + l : l * size + k;
+      byPair.count[at] = (byPair.count[at] as number) + 1;
+      byPair.inverse[at] = (byPair.inverse[at] as number) + inv;
+      byPair.noise[at] = (byPair.noise[at] as number) + tn;
+      for (let e = 0; e < sse.length; e++) {
+        const perPair = byPair.sse[e] as Float64Array;
+        perPair[at] = (perPair[at] as number) + (sse[e] as number);
+      }
+    }
+  }
 }
 
 /** Sum of the values. */
