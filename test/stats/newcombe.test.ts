@@ -261,7 +261,7 @@ describe('the power of paired_newcombe (four cells)', () => {
     expect(at(0.5, 'paired_tango')).toBe(at(0.85, 'paired_tango'));
   });
 
-  it('n = 1319, D = 0.2: the power figure is a probability near the study design's (speed: bench/, not here)', () => {
+  it('n = 1319, D = 0.2: the power figure is a probability near the study design (speed: bench/, not here)', () => {
     const p = verdictProbabilities({ n: 1319, discordance: 0.2, alpha: 0.05, margin: -0.05, method: 'paired_newcombe' }, 0);
     expect(p.validated).toBeGreaterThan(0.9);
     expect(p.validated).toBeLessThanOrEqual(1);
