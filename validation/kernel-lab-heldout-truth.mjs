@@ -17,8 +17,9 @@
 //   single:      1000 tasks x 1 rollout (the study's tuning phase: --tune-kernel samples 1000 one-rollout tasks), B = 32.
 //
 //   npm run build && node validation/kernel-lab-heldout-truth.mjs --design calibration [--replicates 400]
-//     [--families length,difficulty,tfidf] [--batches 1000] [--truth-batches 4000] [--out FILE]
-import { writeFileSync } from 'node:fs';
+//     [--families length,difficulty,tfidf] [--batches 1000] [--truth-batches 4000] [--from 0] [--out FILE]
+//   node validation/kernel-lab-heldout-truth.mjs --merge OUT PART... (merges the results of --from shards)
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
@@ -40,6 +41,8 @@ const designName = flag('--design', 'calibration');
 const design = DESIGNS[designName];
 if (design === undefined) throw new Error(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
 const replicates = Number(flag('--replicates', '400'));
+// --from F: replicates F..F+replicates-1 (seeds by index), so a run can be split across processes and merged.
+const first = Number(flag('--from', '0'));
 const families = flag('--families', 'length,difficulty,tfidf').split(',');
 const batches = Number(flag('--batches', '1000'));
 const truthBatches = Number(flag('--truth-batches', '4000'));
@@ -103,9 +106,48 @@ function draw(r) {
   return [...chosen].flatMap((k) => Array.from({ length: design.rollouts }, () => ({ task_id: `t${k}`, prompt: prompts[k], reward: rng() < p[k] ? 1 : 0 })));
 }
 
+/** The figures of a set of replicates' results. */
+function summarise(results, seconds, settings = { name: designName, ...design, families, batches, truth_batches: truthBatches, population: populationSize, population_s2: s2 }) {
+  const n = results.length;
+  const count = (side) => results.filter((x) => x.side === side).length;
+  const coverage = count('inside') / n;
+  const mean = (f) => results.reduce((s, x) => s + f(x), 0) / n;
+  const withCi = results.filter((x) => x.ci95 !== null);
+  return {
+    design: settings,
+    replicates: n,
+    coverage,
+    coverage_se: Math.sqrt((coverage * (1 - coverage)) / n),
+    truth_below: count('truth_below'),
+    truth_above: count('truth_above'),
+    no_interval: count('no_interval'),
+    mean_truth: mean((x) => x.truth),
+    sd_truth: Math.sqrt(mean((x) => x.truth ** 2) - mean((x) => x.truth) ** 2),
+    max_truth_se: Math.max(...results.map((x) => x.truth_se)),
+    mean_held_out_minus_truth: mean((x) => x.held_out - x.truth),
+    sd_held_out_minus_truth: Math.sqrt(mean((x) => (x.held_out - x.truth) ** 2) - mean((x) => x.held_out - x.truth) ** 2),
+    mean_width: withCi.reduce((s, x) => s + x.ci95[1] - x.ci95[0], 0) / withCi.length,
+    seconds,
+  };
+}
+const write = (file, results, seconds, settings) => writeFileSync(file, JSON.stringify({ summary: summarise(results, seconds, settings), results }, null, 2) + '\n');
+
+const mergeAt = process.argv.indexOf('--merge');
+if (mergeAt >= 0) {
+  const [target, ...parts] = process.argv.slice(mergeAt + 1);
+  const read = parts.map((f) => JSON.parse(readFileSync(f, 'utf8')));
+  const merged = read.flatMap((x) => x.results).sort((a, b) => a.replicate - b.replicate);
+  if (new Set(merged.map((x) => x.replicate)).size !== merged.length) throw new Error('the parts share replicates');
+  const settings = read[0].summary.design;
+  if (read.some((x) => JSON.stringify(x.summary.design) !== JSON.stringify(settings))) throw new Error('the parts ran different designs');
+  write(target, merged, read.reduce((s, x) => s + x.summary.seconds, 0), settings);
+  console.log(JSON.stringify(summarise(merged, 0, settings), null, 2));
+  process.exit(0);
+}
+
 const results = [];
 const started = performance.now();
-for (let r = 0; r < replicates; r++) {
+for (let r = first; r < first + replicates; r++) {
   const tuned = tuneKernel(draw(r), { families, batchSize: design.batchSize, batches, seed: r });
   const truth = truthOf(tuned.directions.map((d) => d.kernel));
   const ci = tuned.heldOut.ci95;
@@ -113,26 +155,8 @@ for (let r = 0; r < replicates; r++) {
   const side = ci === null ? 'no_interval' : truth.ratio < ci[0] ? 'truth_below' : truth.ratio > ci[1] ? 'truth_above' : 'inside';
   results.push({ replicate: r, held_out: tuned.heldOut.ratio, ci95: ci, truth: truth.ratio, truth_se: truth.se, side, winners: tuned.directions.map((d) => d.winner.family) });
   if (r % 20 === 0 || !inside) console.log(`${r}: held out ${tuned.heldOut.ratio.toFixed(4)} ${ci === null ? 'no interval' : `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]`}, truth ${truth.ratio.toFixed(4)} +- ${truth.se.toFixed(4)}: ${side}`);
+  // Written as it goes, so a stopped run keeps its finished replicates (merge them with --merge).
+  if (out !== undefined && results.length % 10 === 0) write(out, results, (performance.now() - started) / 1000);
 }
-const count = (side) => results.filter((x) => x.side === side).length;
-const coverage = count('inside') / replicates;
-const mean = (f) => results.reduce((s, x) => s + f(x), 0) / results.length;
-const withCi = results.filter((x) => x.ci95 !== null);
-const summary = {
-  design: { name: designName, ...design, families, batches, truth_batches: truthBatches, population: populationSize, population_s2: s2 },
-  replicates,
-  coverage,
-  coverage_se: Math.sqrt((coverage * (1 - coverage)) / replicates),
-  truth_below: count('truth_below'),
-  truth_above: count('truth_above'),
-  no_interval: count('no_interval'),
-  mean_truth: mean((x) => x.truth),
-  sd_truth: Math.sqrt(mean((x) => x.truth ** 2) - mean((x) => x.truth) ** 2),
-  max_truth_se: Math.max(...results.map((x) => x.truth_se)),
-  mean_held_out_minus_truth: mean((x) => x.held_out - x.truth),
-  sd_held_out_minus_truth: Math.sqrt(mean((x) => (x.held_out - x.truth) ** 2) - mean((x) => x.held_out - x.truth) ** 2),
-  mean_width: withCi.reduce((s, x) => s + x.ci95[1] - x.ci95[0], 0) / withCi.length,
-  seconds: (performance.now() - started) / 1000,
-};
-console.log(JSON.stringify(summary, null, 2));
-if (out !== undefined) writeFileSync(out, JSON.stringify({ summary, results }, null, 2) + '\n');
+console.log(JSON.stringify(summarise(results, (performance.now() - started) / 1000), null, 2));
+if (out !== undefined) write(out, results, (performance.now() - started) / 1000);
