@@ -1,6 +1,6 @@
 // The bias-corrected (delete-two) jackknife variance of a B_eff ratio (docs/method.md section 4.1), from the main
 // batches: the calibration without tasks i and j is the batches that contain neither.
-import { deleteOneRatios, jackknifeVariance, Z_975 } from './jackknife.js';
+import { batchTotals, deleteOneRatios, jackknifeVariance, Z_975 } from './jackknife.js';
 import { noiseVariance, type BatchSums, type NoiseModel, type Prepared } from './simulate.js';
 
 /** The bias-corrected jackknife's figures for one estimator. */
@@ -37,12 +37,7 @@ export function deleteTwoRatios(
   const pairs = sums.byPair;
   if (pairs === undefined) return null;
   const K = prepared.table.count;
-  const M = sums.inverse.length;
-  const total = (values: Float64Array): number => values.reduce((s, v) => s + v, 0);
-  const sseRef = total(sums.sse[0] as Float64Array);
-  const sseEst = total(sums.sse[e] as Float64Array);
-  const inverse = total(sums.inverse);
-  const targetNoise = total(sums.noise);
+  const { M, sseRef, sseEst, inverse, targetNoise } = batchTotals(sums, e);
   const task = sums.byTask;
   const without = (all: number, perTask: Float64Array, perPair: Float64Array, i: number, j: number, at: number): number =>
     all - (perTask[i] as number) - (perTask[j] as number) + (perPair[at] as number);

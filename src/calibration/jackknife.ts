@@ -51,6 +51,19 @@ export function jackknifeVariance(deleted: Float64Array): number {
   return ((K - 1) / K) * squares;
 }
 
+/** The totals over every batch that the deleted calibrations subtract from: batches, the reference's and
+ * estimator e's squared errors, the sum of 1/(G - 1) and of the per-task target noise. */
+export function batchTotals(sums: BatchSums, e: number): { M: number; sseRef: number; sseEst: number; inverse: number; targetNoise: number } {
+  const total = (values: Float64Array): number => values.reduce((s, v) => s + v, 0);
+  return {
+    M: sums.inverse.length,
+    sseRef: total(sums.sse[0] as Float64Array),
+    sseEst: total(sums.sse[e] as Float64Array),
+    inverse: total(sums.inverse),
+    targetNoise: total(sums.noise),
+  };
+}
+
 /**
  * ratio_(-k) for every task k, from the batches that do not contain it (see {@link jackknifeRatio}); null when
  * some task is in every batch or a deleted calibration has no finite ratio.
@@ -63,12 +76,7 @@ export function deleteOneRatios(
   batchSize: number,
 ): Float64Array | null {
   const K = prepared.table.count;
-  const M = sums.inverse.length;
-  const total = (values: Float64Array): number => values.reduce((s, v) => s + v, 0);
-  const sseRef = total(sums.sse[0] as Float64Array);
-  const sseEst = total(sums.sse[e] as Float64Array);
-  const inverse = total(sums.inverse);
-  const targetNoise = total(sums.noise);
+  const { M, sseRef, sseEst, inverse, targetNoise } = batchTotals(sums, e);
   const deleted = new Float64Array(K);
   for (let k = 0; k < K; k++) {
     const batches = M - (sums.byTask.count[k] as number);
