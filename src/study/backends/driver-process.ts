@@ -2,7 +2,7 @@
 // RUN/logs/<name>.log, and a driver that fails is reported with its exit code and the tail of its log. Shared by the
 // Tinker backend (examples/tinker-cookbook scripts) and the TRL backend (python -m rl_advantages.study).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../../errors.js';
 
@@ -25,6 +25,16 @@ export interface DriverRun {
 /** Lines of the log's tail quoted in a failure message. */
 const TAIL_LINES = 5;
 
+/** An earlier attempt's log (a driver killed, then run again by --resume) moves to RUN/logs/<name>.<n>.log, n the
+ * first free number, so that the new attempt never overwrites it. */
+function keepEarlierLog(logs: string, name: string): void {
+  const current = path.join(logs, `${name}.log`);
+  if (!existsSync(current) || statSync(current).size === 0) return;
+  let n = 1;
+  while (existsSync(path.join(logs, `${name}.${n}.log`))) n++;
+  renameSync(current, path.join(logs, `${name}.${n}.log`));
+}
+
 /**
  * Runs one driver to its end.
  *
@@ -40,6 +50,7 @@ export function runDriver(run: DriverRun): Promise<string> {
   const logs = path.join(run.runDir, 'logs');
   mkdirSync(logs, { recursive: true });
   const logFile = path.join(logs, `${run.logName}.log`);
+  keepEarlierLog(logs, run.logName);
   return new Promise((resolve, reject) => {
     const fd = openSync(logFile, 'w');
     const child = spawn(run.python, [...run.args], { env: { ...run.env }, stdio: ['ignore', 'pipe', fd] });

@@ -35,4 +35,15 @@ describe('runDriver', () => {
     expect((error as RlAdvantagesError).code).toBe('driver_failed');
     expect((error as Error).message).toMatch(/^train driver was killed by SIGKILL \(log .*train\.log\):\n {2}step 2 saved$/);
   });
+
+  it('keeps an earlier attempt\'s log (a killed driver run again by --resume) as <name>.1.log, then .2.log', async () => {
+    const run = driver('console.error("attempt")');
+    const logs = path.join(run.runDir, 'logs');
+    await runDriver({ ...run, args: ['-e', 'console.error("first attempt"); process.kill(process.pid, "SIGKILL")'] }).catch(() => undefined);
+    await runDriver({ ...run, args: ['-e', 'console.error("second attempt")'] });
+    await runDriver({ ...run, args: ['-e', 'console.error("third attempt")'] });
+    expect(readFileSync(path.join(logs, 'train.1.log'), 'utf8')).toBe('first attempt\n');
+    expect(readFileSync(path.join(logs, 'train.2.log'), 'utf8')).toBe('second attempt\n');
+    expect(readFileSync(path.join(logs, 'train.log'), 'utf8')).toBe('third attempt\n');
+  });
 });
