@@ -92,13 +92,7 @@ function checkTrain(tasks: readonly CalibrationTask[], train: readonly Calibrati
   });
 }
 
-/** Embeds a refitted candidate (fitted on `fit`) over the prompts of `target`. */
-function refitEmbedding(candidate: Candidate, fit: TaskSet, target: TaskSet, context: ProtocolContext) {
-  const { params, fitted } = refit(candidate, fit, context);
-  return familyDefinition(candidate.family).make(params, fitted)(target.prompts, context.cache);
-}
-
-/** A kernel file without provenance for a candidate refitted on `fit`. */
+/** A kernel file without provenance for a candidate refitted on `fit` (every part, the ridge on all its tasks). */
 function bareKernelFile(candidate: Candidate, fit: TaskSet, context: ProtocolContext): KernelFile {
   const { params, fitted } = refit(candidate, fit, context);
   return { format: KERNEL_FILE_FORMAT, version: KERNEL_FILE_VERSION, family: candidate.family, params, fitted };
@@ -217,14 +211,21 @@ function runDirection(
   const testSet = taskSet(`${direction.name}-held-out`, subset(direction.test));
   const plan = planBatches(readTasks(subset(direction.tune)), run.o.batchSize, run.o.batches, seedrandom(`${run.seed}/tune/${direction.name}`) as unknown as { quick(): number });
   const result = search(run.grid, tuneSet, plan, run.context, (done, total) => run.o.onProgress(`tune ${direction.name}`, done, total));
-  const kernels = [result.best.candidate, ...familyOrder.map((f) => (result.bestByFamily.get(f) as { candidate: Candidate }).candidate)];
+  // The winner is also its family's best: each distinct candidate is refitted once (a ridge or a vocabulary fit).
+  const refitted = new Map<string, KernelFile>();
+  const kernelOf = (c: Candidate): KernelFile => {
+    const key = candidateKey(c);
+    if (!refitted.has(key)) refitted.set(key, bareKernelFile(c, tuneSet, run.context));
+    return refitted.get(key) as KernelFile;
+  };
+  const kernels = [result.best.candidate, ...familyOrder.map((f) => (result.bestByFamily.get(f) as { candidate: Candidate }).candidate)].map(kernelOf);
   return {
     result,
-    kernel: bareKernelFile(result.best.candidate, tuneSet, run.context),
+    kernel: kernels[0] as KernelFile,
     part: {
       table: readTasks(subset(direction.test)),
       globalIndex: Int32Array.from(direction.test),
-      embeddings: kernels.map((c) => refitEmbedding(c, tuneSet, testSet, run.context)),
+      embeddings: kernels.map((k) => familyDefinition(k.family).make(k.params, k.fitted)(testSet.prompts, run.context.cache)),
     },
   };
 }
