@@ -25,13 +25,11 @@ function fakePython(dir: string, missing: readonly string[]): string {
   return file;
 }
 
-/** The Python of the real probe: RL_ADV_PYTHON, else the machine's shared venv, when it has the drivers and TRL. */
+/** The Python of the real probe: RL_ADV_PYTHON, when it has the drivers and TRL. */
 function realPython(): string | undefined {
-  for (const candidate of [process.env.RL_ADV_PYTHON, '/work/venv/bin/python']) {
-    if (candidate === undefined || !existsSync(candidate)) continue;
-    if (spawnSync(candidate, ['-c', 'import rl_advantages.study, torch, trl'], { encoding: 'utf8' }).status === 0) return candidate;
-  }
-  return undefined;
+  const candidate = process.env.RL_ADV_PYTHON;
+  if (candidate === undefined || !existsSync(candidate)) return undefined;
+  return spawnSync(candidate, ['-c', 'import rl_advantages.study, torch, trl'], { encoding: 'utf8' }).status === 0 ? candidate : undefined;
 }
 
 beforeAll(() => {
