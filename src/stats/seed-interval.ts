@@ -106,11 +106,11 @@ export function meanSquares(rows: readonly Float64Array[]): MeanSquares {
 /** The standard error and degrees of freedom of each method (docs/method.md section 5.8). */
 function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): { se: number; df: number } {
   if (method === 'seed_t' || n === 1) return { se: Math.sqrt(ms.seed / (S * n)), df: S - 1 };
-  // seed_item_t: V = (MS_seed + max(0, MS_item - MS_error)) / (S n); Satterthwaite's df for the combination.
-  const extra = ms.item - ms.error;
-  if (!(extra > 0)) return { se: Math.sqrt(ms.seed / (S * n)), df: S - 1 };
-  const total = ms.seed + extra;
-  const df = (total * total) / (ms.seed ** 2 / (S - 1) + ms.item ** 2 / (n - 1) + ms.error ** 2 / ((S - 1) * (n - 1)));
+  // seed_item_t: V = (MS_seed + MS_item) / (S n) = var(seed means) / S + var(item means) / n, both terms >= 0, with
+  // Satterthwaite's df for a positive combination (between min(S - 1, n - 1) and S + n - 2).
+  const total = ms.seed + ms.item;
+  if (!(total > 0)) return { se: 0, df: S - 1 };
+  const df = (total * total) / (ms.seed ** 2 / (S - 1) + ms.item ** 2 / (n - 1));
   return { se: Math.sqrt(total / (S * n)), df };
 }
 
@@ -118,8 +118,8 @@ function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): 
  * The seed-level interval for the expected difference over training runs and test items (docs/method.md section
  * 5.8) from S >= 2 rows (seeds) of the n paired differences d_si (the same items, in the same order, in every row),
  * two-sided at level 1 - alpha / k: estimate = the grand mean; `seed_t`: se^2 = MS_seed / (S n) (the sample variance
- * of the per-seed means over S), df = S - 1; `seed_item_t`: se^2 = (MS_seed + max(0, MS_item - MS_error)) / (S n),
- * Satterthwaite's df (S - 1 when the item term is 0). Interval estimate +- t_{df, alpha/(2k)} se, clipped to
+ * of the per-seed means over S), df = S - 1; `seed_item_t`: se^2 = (MS_seed + MS_item) / (S n) (the variance
+ * of the per-seed means over S plus the variance of the per-item means over n), Satterthwaite's df. Interval estimate +- t_{df, alpha/(2k)} se, clipped to
  * `extremes` when given.
  *
  * @param options.differences - S Float64Arrays of n differences each.

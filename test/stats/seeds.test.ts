@@ -36,18 +36,18 @@ describe('seedInterval, worked by hand', () => {
     expect(iv.seedComponentSd).toBe(0); // MS_seed = MS_error
     expect(iv.itemComponentSd).toBeCloseTo(Math.sqrt(1 / 6), 15); // (1/2 - 1/6) / 2
   });
-  it('seed_item_t: se^2 = (1/6 + 1/3) / 6, Satterthwaite df = (1/2)^2 / ((1/6)^2 + (1/2)^2 / 2 + (1/6)^2 / 2) = 1.5', () => {
+  it('seed_item_t: se^2 = (MS_seed + MS_item) / (S n) = (1/6 + 1/2) / 6, Satterthwaite df = (2/3)^2 / ((1/6)^2 / 1 + (1/2)^2 / 2) = 32/11', () => {
     const iv = seedInterval({ differences, alpha: 0.05, method: 'seed_item_t' });
-    expect(iv.standardError).toBeCloseTo(Math.sqrt(1 / 12), 15);
-    expect(iv.df).toBeCloseTo(1.5, 14);
-    // t at 1.5 df lies between the 1- and 2-df quantiles.
+    expect(iv.standardError).toBeCloseTo(1 / 3, 15);
+    expect(iv.df).toBeCloseTo(32 / 11, 14);
+    // t at 32/11 df lies between the 2-df quantile and the normal's.
     const t = iv.halfWidth / iv.standardError;
-    expect(t).toBeGreaterThan(T2);
-    expect(t).toBeLessThan(T1);
+    expect(t).toBeLessThan(T2);
+    expect(t).toBeGreaterThan(1.96);
     expect(iv.lower).toBeCloseTo(0.5 - iv.halfWidth, 15);
   });
   it('clips to the extremes and never gives NaN when every difference is equal', () => {
-    const wide = seedInterval({ differences, alpha: 0.05, method: 'seed_item_t', extremes: [-1, 1] });
+    const wide = seedInterval({ differences, alpha: 0.05, method: 'seed_t', extremes: [-1, 1] }); // half-width 12.7 / 6
     expect([wide.lower, wide.upper]).toEqual([-1, 1]);
     const flat = seedInterval({ differences: [Float64Array.of(0, 0), Float64Array.of(0, 0)], alpha: 0.05, method: 'seed_item_t' });
     expect([flat.lower, flat.upper, flat.halfWidth, flat.df]).toEqual([0, 0, 0, 1]);
