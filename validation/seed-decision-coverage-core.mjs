@@ -117,7 +117,13 @@ export function pooledInterval(rows) {
   let sum = 0;
   let sq = 0;
   let N = 0;
-  for (const row of rows) for (const v of row) (sum += v), (sq += v * v), N++;
+  for (const row of rows) {
+    for (const v of row) {
+      sum += v;
+      sq += v * v;
+    }
+    N += row.length;
+  }
   const mean = sum / N;
   const sd = Math.sqrt(Math.max(0, (sq - N * mean * mean) / (N - 1)));
   return { lower: mean - (ZQ * sd) / Math.sqrt(N), upper: mean + (ZQ * sd) / Math.sqrt(N) };
