@@ -37,3 +37,15 @@ export {
 } from './seeds.js';
 export { seedInterval, type SeedInterval } from './seed-interval.js';
 export { SEED_METHOD_NAMES, DEFAULT_SEED_METHOD, type SeedMethodName } from './seed-method-names.js';
+export {
+  seedDesignPower,
+  seedPowerBySimulation,
+  seedNForPower,
+  seedsForPower,
+  SEED_POWER_N_CAP,
+  SEED_POWER_SEEDS_CAP,
+  SEED_POWER_FRONTIER,
+  type SeedDesign,
+  type SeedPower,
+  type SeedDesignPowerJson,
+} from './seed-power.js';
