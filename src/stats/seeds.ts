@@ -118,19 +118,19 @@ function checkReplicates(value: unknown): { seed: number; treatment: unknown; ba
   const seen = new Map<number, number>();
   return value.map((rep: unknown, r) => {
     if (typeof rep !== 'object' || rep === null || Array.isArray(rep)) {
-      throw new RlAdvantagesError(`replicates[${r}] must be an object { seed, treatment, baseline }, got ${describe(rep)}`, { code: 'bad_item', field: `replicates[${r}]`, index: r });
+      throw new RlAdvantagesError(`replicates[${r}] must be an object { seed, treatment, baseline }, got ${describe(rep)}`, { code: 'bad_item', field: 'replicates', index: r });
     }
     const o = rep as Record<string, unknown>;
     const unknown = Object.keys(o).filter((k) => !['seed', 'treatment', 'baseline'].includes(k));
     if (unknown.length > 0) {
-      throw new RlAdvantagesError(`replicates[${r}] has unknown field(s) ${unknown.join(', ')}: a replicate is { seed, treatment, baseline }`, { code: 'unknown_field', field: `replicates[${r}].${unknown[0] as string}`, index: r });
+      throw new RlAdvantagesError(`replicates[${r}] has unknown field(s) ${unknown.join(', ')}: a replicate is { seed, treatment, baseline }`, { code: 'unknown_field', field: `replicates[${r}].${unknown[0] as string}` });
     }
     if (typeof o.seed !== 'number' || !Number.isSafeInteger(o.seed)) {
-      throw new RlAdvantagesError(`replicates[${r}].seed must be an integer, got ${describe(o.seed)}`, { code: 'bad_seed', field: `replicates[${r}].seed`, index: r });
+      throw new RlAdvantagesError(`replicates[${r}].seed must be an integer, got ${describe(o.seed)}`, { code: 'bad_seed', field: `replicates[${r}].seed` });
     }
     const first = seen.get(o.seed);
     if (first !== undefined) {
-      throw new RlAdvantagesError(`${at(r, o.seed)} repeats the seed of replicates[${first}]; each seed must appear once`, { code: 'duplicate_seed', field: `replicates[${r}].seed`, index: r });
+      throw new RlAdvantagesError(`${at(r, o.seed)} repeats the seed of replicates[${first}]; each seed must appear once`, { code: 'duplicate_seed', field: `replicates[${r}].seed` });
     }
     seen.set(o.seed, r);
     return { seed: o.seed, treatment: o.treatment, baseline: o.baseline };
@@ -156,7 +156,6 @@ function alignItems(reps: readonly { seed: number }[], pairsOf: readonly Pairs[]
       throw new RlAdvantagesError(`${at(r, (reps[r] as { seed: number }).seed)} ${parts.join('; ')}: every seed must be evaluated on the same items`, {
         code: 'item_set_mismatch',
         field: `replicates[${r}].treatment`,
-        index: r,
       });
     }
     return order.map((id) => byId.get(id) as Pairs[number]);

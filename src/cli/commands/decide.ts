@@ -11,11 +11,16 @@ import { checkPairs, itemError, readPredictions, type Arm } from '../predictions
 import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
 import { shippedSpecPath, specOption } from '../shipped-spec.js';
+import { SEED_METHOD_NAMES, type SeedMethodName } from '../../stats/seed-method-names.js';
+import { seedDecisionJson } from '../../stats/seeds.js';
+import { decideReplicates, seedDecisionText } from './decide-replicates.js';
 
 interface DecideOptions {
   spec?: string;
-  treatment: string;
-  baseline: string;
+  treatment?: string;
+  baseline?: string;
+  replicates?: string;
+  seedMethod?: SeedMethodName;
   method?: string;
   json?: boolean;
   html?: string;
@@ -87,10 +92,31 @@ export function decisionText(d: Decision, means: Readonly<Record<string, ArmMean
   return head + table(['criterion', 'metric', ...arms, 'estimate', 'half-width', 'interval', 'margin', 'verdict'], rows) + `\nverdict: ${d.verdict}\n${DECISION_SCOPE}\n`;
 }
 
+/** Which inputs were given: the two arms of one seed, or --replicates; never both, never neither. */
+function checkInputs(options: DecideOptions): void {
+  const arms = options.treatment !== undefined || options.baseline !== undefined;
+  if (options.replicates !== undefined) {
+    if (arms) throw new CliUsageError('give --replicates FILE or --treatment and --baseline, not both');
+    if (options.method !== undefined) throw new CliUsageError("--method applies to one seed's decision; with --replicates use --seed-method");
+    if (options.html !== undefined) throw new CliUsageError('--html draws one seed\'s decision; it is not available with --replicates');
+    return;
+  }
+  if (options.seedMethod !== undefined) throw new CliUsageError('--seed-method needs --replicates FILE');
+  if (options.treatment === undefined || options.baseline === undefined) {
+    throw new CliUsageError(`give --treatment FILE and --baseline FILE (one seed), or --replicates FILE (several seeds); missing ${options.treatment === undefined ? '--treatment' : '--baseline'}`);
+  }
+}
+
 async function run(options: DecideOptions, io: CliIo): Promise<void> {
+  checkInputs(options);
   const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
-  const treatment = await readPredictions(options.treatment, '--treatment', io);
-  const baseline = await readPredictions(options.baseline, '--baseline', io);
+  if (options.replicates !== undefined) {
+    const d = await decideReplicates(options.replicates, spec.decisionRule, io, options.seedMethod);
+    io.stdout.write(options.json === true ? JSON.stringify(seedDecisionJson(d), null, 2) + '\n' : seedDecisionText(d));
+    return;
+  }
+  const treatment = await readPredictions(options.treatment as string, '--treatment', io);
+  const baseline = await readPredictions(options.baseline as string, '--baseline', io);
   checkPairs(treatment, baseline);
   let decision: Decision;
   try {
@@ -118,12 +144,20 @@ export function register(program: Command, io: CliIo): void {
         'paired_exact_unconditional keeps the guarantee with the narrowest interval; ' +
         `${ASYMPTOTIC_DECISION_METHODS.join(' and ')} are asymptotic (their coverage falls below the level at small n: ` +
         'docs/method.md section 5.7). Each arm is one training run: ' +
-        'the interval covers the sampling of test items, not run-to-run variation. Prediction files are JSON ' +
+        'the interval covers the sampling of test items, not run-to-run variation; --replicates decides across several ' +
+        'seeds (the expected difference over training runs, decision_rule.seed_method). Prediction files are JSON ' +
         'lines, one item a line: {"item_id": "gsm8k_test_0", "correct": true} or {"item_id": 0, "score": 0.5}.',
     )
     .addOption(specOption())
-    .addOption(inputOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)").makeOptionMandatory())
-    .addOption(inputOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)").makeOptionMandatory())
+    .addOption(inputOption('--treatment <file>', "the treatment arm's per-item results (JSON lines)"))
+    .addOption(inputOption('--baseline <file>', "the baseline arm's per-item results (JSON lines)"))
+    .addOption(
+      inputOption(
+        '--replicates <file>',
+        'several training seeds instead of one: JSON lines {"seed": 0, "treatment": "gs1-seed0.jsonl", "baseline": "grpo-seed0.jsonl"}, paths relative to the file\'s folder; decides across seeds (docs/method.md section 5.8)',
+      ),
+    )
+    .addOption(new Option('--seed-method <name>', "with --replicates, another seed-level method than the spec's decision_rule.seed_method, for exploration").choices(SEED_METHOD_NAMES))
     .addOption(
       new Option('--method <name>', `another interval than the spec's, for exploration (the output says it is not the spec's method); asymptotic: ${asymptoticMethodsWords()}`).choices(
         DECISION_METHOD_NAMES,
@@ -136,5 +170,6 @@ export function register(program: Command, io: CliIo): void {
   withExamples(command, [
     'rl-adv decide --spec gs1-vs-grpo.spec.json --treatment gs1.jsonl --baseline grpo.jsonl',
     'rl-adv decide --spec gs1-vs-grpo.spec.json --treatment gs1.jsonl --baseline grpo.jsonl --method paired_exact_binomial --html decision.html',
+    'rl-adv decide --spec gs1-vs-grpo.spec.json --replicates seeds.jsonl --json',
   ]);
 }

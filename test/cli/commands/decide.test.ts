@@ -136,7 +136,7 @@ describe('rl-adv decide on the GSM8K test labels of the example models', () => {
 
     it('a missing option', async () => {
       const run = await rlAdv(['decide', '--spec', specPath, '--treatment', good()]);
-      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/required option '--baseline <file>' not specified/)]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/give --treatment FILE and --baseline FILE \(one seed\), or --replicates FILE \(several seeds\); missing --baseline/)]);
     });
   });
 });
