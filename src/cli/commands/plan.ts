@@ -12,8 +12,10 @@ import { CliUsageError, withExamples, type CliIo } from '../core.js';
 import { readSpec } from '../spec.js';
 import { shippedSpecPath, specOption } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
+import { SEED_METHOD_NAMES } from '../../stats/seed-method-names.js';
+import { effectOption, sdOption, seedFlagsWithoutSeeds, seedPlan, seedPlanText, type SeedPlanOptions } from './plan-seeds.js';
 
-interface PlanOptions {
+interface PlanOptions extends SeedPlanOptions {
   spec?: string;
   n?: number;
   discordance?: number;
@@ -195,14 +197,15 @@ export function scopeText(seeds: unknown): string {
     return (
       `${base} decision_rule.seeds lists ${list.length === 1 ? `one seed (${JSON.stringify(list[0])})` : 'no seed'}. ` +
       'Listing S seeds (S runs per arm, paired by item and seed) would let the decision average over training runs: ' +
-      'Var(mean difference) = Var_items / (n S) + Var_runs / S, and Var_runs, which one seed cannot see, could then be estimated.\n'
+      'Var(mean difference) = Var_items / (n S) + Var_runs / S, and Var_runs, which one seed cannot see, could then be estimated: ' +
+      '`rl-adv decide --replicates FILE` decides across seeds, `rl-adv plan --seeds S --between-seed-sd X` gives its power (docs/method.md sections 5.8-5.9).\n'
     );
   }
   return (
     `${base} decision_rule.seeds lists ${list.length} seeds (${list.map((x) => JSON.stringify(x)).join(', ')}): with one run ` +
     `per arm per seed, Var(mean difference) = Var_items / (n ${list.length}) + Var_runs / ${list.length}, and the run-to-run part can be ` +
     'estimated from the seeds; `rl-adv study` trains one seed per arm (the arms must share it), so the other seeds ' +
-    'need their own runs and the per-seed decisions are not yet combined.\n'
+    'need their own runs; `rl-adv decide --replicates FILE` combines them (decision_rule.seed_method, docs/method.md section 5.8).\n'
   );
 }
 
@@ -210,6 +213,8 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.discordance !== undefined && options.pilot !== undefined) {
     throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
   }
+  const stray = options.seeds === undefined ? seedFlagsWithoutSeeds(options) : [];
+  if (stray.length > 0) throw new CliUsageError(`${stray.join(', ')} need${stray.length === 1 ? 's' : ''} --seeds S (the seed-level power)`);
   const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   const n = options.n ?? specN(spec.raw);
   if (n === undefined) {
@@ -230,6 +235,14 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
       : pilot !== undefined
         ? { value: pilot.controlAccuracy, source: 'pilot' }
         : { value: ASSUMED_CONTROL_ACCURACY, source: 'assumed' };
+  if (options.seeds !== undefined) {
+    if (options.method !== undefined) throw new CliUsageError('--method names a one-seed method; with --seeds use --seed-method');
+    if (options.html !== undefined) throw new CliUsageError('--html draws the one-seed power chart; it is not available with --seeds');
+    const p = seedPlan({ ...options, rule, n, discordance, controlAccuracy });
+    if (p === null) throw new CliUsageError('--seeds: no criterion compares 0/1 outcomes (bounds [0, 1], weights (1, -1) or (-1, 1)), so there is no seed-level power');
+    io.stdout.write(options.json === true ? JSON.stringify(p, null, 2) + '\n' : seedPlanText(p));
+    return;
+  }
   let power: DesignPowerJson | null;
   try {
     power = designPower({ rule, n, discordance, controlAccuracy, ...(options.method === undefined ? {} : { methods: [options.method] }) });
@@ -278,6 +291,11 @@ export function register(program: Command, io: CliIo): void {
       inputOption('--pilot <files>', 'estimate D from two per-item result files, TREATMENT.jsonl,BASELINE.jsonl (as decide reads)', (v) => v as string[]).argParser(pilotOption),
     )
     .addOption(new Option('--method <name>', `the power of this method only (default: all); asymptotic: ${asymptoticMethodsWords()}`).choices(DECISION_METHOD_NAMES))
+    .option('--seeds <S>', 'the power of the decision across S >= 2 seeds instead (docs/method.md section 5.9): needs --between-seed-sd', integerOption(2))
+    .option('--between-seed-sd <x>', "with --seeds: the SD over training runs of a run's accuracy difference", sdOption)
+    .option('--item-sd <x>', "with --seeds: the SD over items of an item's expected difference (default 0)", sdOption)
+    .option('--effect <d>', 'with --seeds: the true expected difference (default 0)', effectOption)
+    .addOption(new Option('--seed-method <name>', "with --seeds: another seed-level method than the spec's decision_rule.seed_method").choices(SEED_METHOD_NAMES))
     .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
     .addOption(outputOption('--html <file>', 'also write the power chart as a self-contained HTML page'))
     .addOption(forceOption())
@@ -286,5 +304,6 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv plan --spec gs1-vs-grpo.spec.json',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --pilot gs1-pilot.jsonl,grpo-pilot.jsonl --method paired_exact_binomial --html power.html',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --n 5000 --discordance 0.15 --json',
+    'rl-adv plan --spec gs1-vs-grpo.spec.json --seeds 5 --between-seed-sd 0.02 --effect 0.02',
   ]);
 }

@@ -1,0 +1,96 @@
+// rl-adv plan --seeds S: the power of the decision across seeds (docs/method.md section 5.9) at S seeds x n items.
+import { InvalidArgumentError } from 'commander';
+import { RlAdvantagesError } from '../../errors.js';
+import type { DecisionRule } from '../../stats/decision-rule.js';
+import { seedDesignPower, type SeedDesignPowerJson } from '../../stats/seed-power.js';
+import type { SeedMethodName } from '../../stats/seed-method-names.js';
+import { num, signed, table } from '../format.js';
+import { CliUsageError } from '../core.js';
+
+/** The seed-level options of `plan`. */
+export interface SeedPlanOptions {
+  seeds?: number;
+  betweenSeedSd?: number;
+  itemSd?: number;
+  effect?: number;
+  seedMethod?: SeedMethodName;
+}
+
+/** Parser for an SD in [0, 1). */
+export function sdOption(value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < 0 || x >= 1) throw new InvalidArgumentError('must be a number in [0, 1).');
+  return x;
+}
+
+/** Parser for a true difference in [-1, 1]. */
+export function effectOption(value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < -1 || x > 1) throw new InvalidArgumentError('must be a number in [-1, 1].');
+  return x;
+}
+
+/** The seed-level flags given without --seeds, by their names as typed. */
+export function seedFlagsWithoutSeeds(o: SeedPlanOptions): string[] {
+  return [
+    ['--between-seed-sd', o.betweenSeedSd],
+    ['--item-sd', o.itemSd],
+    ['--effect', o.effect],
+    ['--seed-method', o.seedMethod],
+  ]
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k as string);
+}
+
+const FLAGS: Readonly<Record<string, string>> = {
+  seeds: '--seeds',
+  n: '--n',
+  effect: '--effect',
+  seedSd: '--between-seed-sd',
+  itemSd: '--item-sd',
+  discordance: '--discordance',
+  controlAccuracy: '--control-accuracy',
+};
+
+/** The seed-level power of a design, errors restated with the flag as typed. */
+export function seedPlan(
+  o: SeedPlanOptions & { rule: DecisionRule; n: number; discordance: SeedDesignPowerJson['discordance']; controlAccuracy: SeedDesignPowerJson['control_accuracy'] },
+): SeedDesignPowerJson | null {
+  if (o.betweenSeedSd === undefined) {
+    throw new CliUsageError('--seeds needs --between-seed-sd X: the SD over training runs of a run\'s accuracy difference (e.g. 0.01 or 0.02; no default is honest)');
+  }
+  try {
+    return seedDesignPower({
+      rule: o.rule,
+      seeds: o.seeds as number,
+      n: o.n,
+      effect: o.effect ?? 0,
+      seedSd: o.betweenSeedSd,
+      itemSd: o.itemSd ?? 0,
+      discordance: o.discordance,
+      controlAccuracy: o.controlAccuracy,
+      ...(o.seedMethod === undefined ? {} : { method: o.seedMethod }),
+      frontier: true,
+    });
+  } catch (error) {
+    if (error instanceof RlAdvantagesError && error.field !== undefined && FLAGS[error.field] !== undefined) {
+      throw new CliUsageError(`${FLAGS[error.field] as string}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** The readable form of a seed-level plan. */
+export function seedPlanText(p: SeedDesignPowerJson): string {
+  const pm = (x: number, e: number) => `${x.toFixed(4)} ± ${e.toFixed(4)}`;
+  const frontier = (p.frontier ?? []).map((f) => [String(f.seeds), f.n_for_80_percent_power === null ? `not below ${p.n_cap}` : String(f.n_for_80_percent_power)]);
+  return (
+    `seed-level power (${p.method}) of criterion ${p.criterion}: margin ${signed(p.margin)}, alpha ${p.alpha}, S = ${p.seeds} seeds x n = ${p.n} items,\n` +
+    `true difference ${signed(p.effect)}, between-seed SD ${num(p.seed_sd)}, item SD ${num(p.item_sd)}, discordance D = ${num(p.discordance.value)} (${p.discordance.source}), ` +
+    `control accuracy ${num(p.control_accuracy.value)} (${p.control_accuracy.source})\n` +
+    `by simulation of the normal crossed random-effects model (docs/method.md section 5.9), ${p.replicates} draws, seed ${p.seed}:\n\n` +
+    `P(validated) = ${pm(p.p_validated, p.mc_error.p_validated)}   P(failed) = ${pm(p.p_failed, p.mc_error.p_failed)}\n` +
+    `n for 80% power at ${p.seeds} seeds: ${p.n_for_80_percent_power ?? `not below ${p.n_cap}`}; seeds for 80% power at ${p.n} items: ${p.seeds_for_80_percent_power ?? `not below ${p.seeds_cap}`}\n\n` +
+    `n for 80% power by number of seeds:\n\n${table(['seeds', 'n for 80% power'], frontier)}`
+  );
+}
