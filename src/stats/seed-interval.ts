@@ -20,7 +20,7 @@ export interface SeedInterval {
   readonly halfWidth: number;
   /** The estimate's standard error under the method. */
   readonly standardError: number;
-  /** The t quantile's degrees of freedom (S - 1 for seed_t; Satterthwaite's for seed_item_t). */
+  /** The t quantile's degrees of freedom, S - 1 for both methods. */
   readonly df: number;
   /** The per-seed mean differences, in row order. */
   readonly perSeed: readonly number[];
@@ -105,21 +105,19 @@ export function meanSquares(rows: readonly Float64Array[]): MeanSquares {
 
 /** The standard error and degrees of freedom of each method (docs/method.md section 5.8). */
 function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): { se: number; df: number } {
-  if (method === 'seed_t' || n === 1) return { se: Math.sqrt(ms.seed / (S * n)), df: S - 1 };
-  // seed_item_t: V = (MS_seed + MS_item) / (S n) = var(seed means) / S + var(item means) / n, both terms >= 0, with
-  // Satterthwaite's df for a positive combination (between min(S - 1, n - 1) and S + n - 2).
-  const total = ms.seed + ms.item;
-  if (!(total > 0)) return { se: 0, df: S - 1 };
-  const df = (total * total) / (ms.seed ** 2 / (S - 1) + ms.item ** 2 / (n - 1));
-  return { se: Math.sqrt(total / (S * n)), df };
+  // seed_item_t adds the items' sampling variance, (MS_item - MS_error) / (S n) = estimated sigma_b^2 / n (0 when
+  // negative), to seed_t's and keeps S - 1 df: the smaller df of the two terms, as in Hsu's conservative solution of the
+  // Behrens-Fisher problem (Satterthwaite's df under-covered at S = 3: docs/method.md section 5.8).
+  const extra = method === 'seed_item_t' && n > 1 ? Math.max(0, ms.item - ms.error) : 0;
+  return { se: Math.sqrt((ms.seed + extra) / (S * n)), df: S - 1 };
 }
 
 /**
  * The seed-level interval for the expected difference over training runs and test items (docs/method.md section
  * 5.8) from S >= 2 rows (seeds) of the n paired differences d_si (the same items, in the same order, in every row),
  * two-sided at level 1 - alpha / k: estimate = the grand mean; `seed_t`: se^2 = MS_seed / (S n) (the sample variance
- * of the per-seed means over S), df = S - 1; `seed_item_t`: se^2 = (MS_seed + MS_item) / (S n) (the variance
- * of the per-seed means over S plus the variance of the per-item means over n), Satterthwaite's df. Interval estimate +- t_{df, alpha/(2k)} se, clipped to
+ * of the per-seed means over S), df = S - 1; `seed_item_t`: se^2 = (MS_seed + max(0, MS_item - MS_error)) / (S n)
+ * (seed_t's plus the estimated item-sampling variance sigma_b^2 / n), df = S - 1. Interval estimate +- t_{df, alpha/(2k)} se, clipped to
  * `extremes` when given.
  *
  * @param options.differences - S Float64Arrays of n differences each.

@@ -2,7 +2,6 @@
 // normal crossed random-effects model's sufficient statistics, seeded, with its Monte-Carlo error.
 import seedrandom from 'seedrandom';
 import { RlAdvantagesError } from '../errors.js';
-import { regularizedBeta } from '../internal/beta.js';
 import { studentTUpperQuantile } from '../internal/student-t.js';
 import { describe } from '../internal/validate.js';
 import { isAccuracyDifference } from './criteria.js';
@@ -66,11 +65,6 @@ function normal(rng: () => number): number {
   return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rng());
 }
 
-/** P(T_df > t) for t >= 0: I_x(df/2, 1/2) / 2 with x = df / (df + t^2). */
-function tUpperTail(t: number, df: number): number {
-  return 0.5 * regularizedBeta(df / (df + t * t), df / 2, 0.5);
-}
-
 /** sigma_e^2 = D - Delta^2 - sigma_a^2 - sigma_b^2: what is left of Var(d) = D - Delta^2 for the run-by-item noise. */
 export function residualVariance(d: Pick<SeedDesign, 'discordance' | 'effect' | 'seedSd' | 'itemSd'>): number {
   return d.discordance - d.effect * d.effect - d.seedSd * d.seedSd - d.itemSd * d.itemSd;
@@ -79,8 +73,8 @@ export function residualVariance(d: Pick<SeedDesign, 'discordance' | 'effect' | 
 /**
  * P(validated) and P(failed) of a seed-level design under the normal crossed random-effects model d_si = Delta + a_s +
  * b_i + e_si (docs/method.md section 5.9): the grand mean ~ N(Delta, sigma_a^2/S + sigma_b^2/n + sigma_e^2/(S n)),
- * MS_seed ~ (n sigma_a^2 + sigma_e^2) chi2_{S-1}/(S-1), MS_item ~ (S sigma_b^2 + sigma_e^2) chi2_{n-1}/(n-1), all
- * independent; each draw gets the method's interval and verdict. Seeded (seedrandom `rl-adv/seed-power/<seed>`), so a
+ * MS_seed ~ (n sigma_a^2 + sigma_e^2) chi2_{S-1}/(S-1), MS_item ~ (S sigma_b^2 + sigma_e^2) chi2_{n-1}/(n-1),
+ * MS_error ~ sigma_e^2 chi2_{(S-1)(n-1)}/((S-1)(n-1)), all independent (the balanced two-way layout); each draw gets the method's interval and verdict. Seeded (seedrandom `rl-adv/seed-power/<seed>`), so a
  * design's figure is reproducible and designs share their normal draws.
  */
 export function seedPowerBySimulation(d: SeedDesign, options: { replicates?: number; seed?: number } = {}): SeedPower {
@@ -91,25 +85,21 @@ export function seedPowerBySimulation(d: SeedDesign, options: { replicates?: num
   const sdMean = Math.sqrt((d.seedSd * d.seedSd) / S + (d.itemSd * d.itemSd) / n + e2 / (S * n));
   const eSeed = n * d.seedSd * d.seedSd + e2;
   const eItem = S * d.itemSd * d.itemSd + e2;
-  const p = d.alpha / (2 * d.comparisons);
-  const tSeed = studentTUpperQuantile(p, S - 1);
+  const dfError = (S - 1) * (n - 1);
+  const t = studentTUpperQuantile(d.alpha / (2 * d.comparisons), S - 1);
   let validated = 0;
   let failed = 0;
   for (let r = 0; r < R; r++) {
     const mean = d.effect + sdMean * normal(rng);
     const msSeed = (eSeed * 2 * gamma(rng, (S - 1) / 2)) / (S - 1);
-    const msItem = (eItem * 2 * gamma(rng, (n - 1) / 2)) / (n - 1);
-    let se: number;
-    let reject: (t: number) => boolean;
-    if (d.method === 'seed_t') {
-      se = Math.sqrt(msSeed / (S * n));
-      reject = (t) => t > tSeed;
-    } else {
-      const total = msSeed + msItem;
-      se = Math.sqrt(total / (S * n));
-      const df = (total * total) / (msSeed ** 2 / (S - 1) + msItem ** 2 / (n - 1));
-      reject = (t) => t > 0 && tUpperTail(t, df) < p;
+    let v = msSeed;
+    if (d.method === 'seed_item_t') {
+      const msItem = (eItem * 2 * gamma(rng, (n - 1) / 2)) / (n - 1);
+      const msError = (e2 * 2 * gamma(rng, dfError / 2)) / dfError;
+      v += Math.max(0, msItem - msError);
     }
+    const se = Math.sqrt(v / (S * n));
+    const reject = (x: number): boolean => x > t;
     if (reject((mean - d.margin) / se)) validated++;
     else if (reject((d.margin - mean) / se)) failed++;
   }

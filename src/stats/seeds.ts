@@ -184,7 +184,8 @@ function chooseMethod(rule: DecisionRule, method: unknown): { method: SeedMethod
  * items (docs/method.md section 5.8), from S >= 2 seeds, each with both arms' per-item records on the same n items.
  * For criterion c, seed s and item i, d_si = w_t y_t,si + w_b y_b,si; the estimate is the grand mean of d and the
  * interval at level 1 - alpha / k (Bonferroni over the k criteria) is the seed-level method's: `seed_item_t`
- * (default) estimate +- t_{df, alpha/(2k)} sqrt(var(seed means) / S + var(item means) / n) with Satterthwaite's df, or `seed_t` estimate +- t_{S-1, alpha/(2k)} sd(per-seed means) / sqrt(S); clipped to the range of d. Verdicts as
+ * (default) estimate +- t_{S-1, alpha/(2k)} sqrt((MS_seed + max(0, MS_item - MS_error)) / (S n)) (seed_t's variance plus
+ * the items' sampling variance), or `seed_t` estimate +- t_{S-1, alpha/(2k)} sd(per-seed means) / sqrt(S); clipped to the range of d. Verdicts as
  * {@link decide}'s: validated if lower > margin, failed if upper < margin, else inconclusive; overall validated only if
  * every criterion is, failed if any is. Each seed also gets {@link decide}'s decision with the rule's paired method.
  *

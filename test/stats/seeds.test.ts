@@ -36,15 +36,18 @@ describe('seedInterval, worked by hand', () => {
     expect(iv.seedComponentSd).toBe(0); // MS_seed = MS_error
     expect(iv.itemComponentSd).toBeCloseTo(Math.sqrt(1 / 6), 15); // (1/2 - 1/6) / 2
   });
-  it('seed_item_t: se^2 = (MS_seed + MS_item) / (S n) = (1/6 + 1/2) / 6, Satterthwaite df = (2/3)^2 / ((1/6)^2 / 1 + (1/2)^2 / 2) = 32/11', () => {
+  it("seed_item_t: se^2 = (MS_seed + max(0, MS_item - MS_error)) / (S n) = (1/6 + 1/3) / 6, df = S - 1 = 1", () => {
     const iv = seedInterval({ differences, alpha: 0.05, method: 'seed_item_t' });
-    expect(iv.standardError).toBeCloseTo(1 / 3, 15);
-    expect(iv.df).toBeCloseTo(32 / 11, 14);
-    // t at 32/11 df lies between the 2-df quantile and the normal's.
-    const t = iv.halfWidth / iv.standardError;
-    expect(t).toBeLessThan(T2);
-    expect(t).toBeGreaterThan(1.96);
-    expect(iv.lower).toBeCloseTo(0.5 - iv.halfWidth, 15);
+    expect(iv.standardError).toBeCloseTo(Math.sqrt(1 / 12), 15);
+    expect(iv.df).toBe(1);
+    expect(iv.halfWidth).toBeCloseTo(T1 * Math.sqrt(1 / 12), 8);
+  });
+  it('seed_item_t equals seed_t when MS_item <= MS_error (no item term to add)', () => {
+    // Column means all equal: MS_item = 0.
+    const rows = [Float64Array.of(1, 0), Float64Array.of(0, 1), Float64Array.of(1, 1)];
+    const a = seedInterval({ differences: rows, alpha: 0.05, method: 'seed_item_t' });
+    const b = seedInterval({ differences: rows, alpha: 0.05, method: 'seed_t' });
+    expect([a.lower, a.upper]).toEqual([b.lower, b.upper]);
   });
   it('clips to the extremes and never gives NaN when every difference is equal', () => {
     const wide = seedInterval({ differences, alpha: 0.05, method: 'seed_t', extremes: [-1, 1] }); // half-width 12.7 / 6

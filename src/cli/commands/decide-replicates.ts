@@ -92,7 +92,7 @@ export async function decideReplicates(file: string, rule: DecisionRule, io: Cli
 }
 
 const SEED_METHOD_WORDS: Readonly<Record<SeedMethodName, string>> = {
-  seed_item_t: 'seed_item_t (seeds and items both sampled: var(seed means)/S + var(item means)/n, Satterthwaite df; asymptotic)',
+  seed_item_t: "seed_item_t (seeds and items both sampled: seed_t's variance plus the items' sampling variance, S - 1 df)",
   seed_t: 'seed_t (t on the per-seed differences, S - 1 df; for these test items only)',
 };
 
