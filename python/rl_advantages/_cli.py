@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -146,20 +147,67 @@ def tune_kernel(
         return _json_command("tune-kernel", flags, node, timeout)
 
 
+def _replicates_file(stack: ExitStack, replicates: Rows) -> tuple[str, str | None]:
+    """The replicates file: a path as given, or one written from ``[{seed, treatment, baseline}, ...]`` whose arms
+    are paths or row lists (each list written to its own file); returns the path and, when written, its name."""
+    if isinstance(replicates, (str, os.PathLike)):
+        return os.fspath(replicates), None
+    if isinstance(replicates, (bytes, Mapping)) or not isinstance(replicates, Iterable):
+        raise RlAdvantagesError("bad_type", f"replicates must be a path or a list of {{seed, treatment, baseline}} dicts, got {type(replicates).__name__}", field="replicates")
+    lines = []
+    for i, entry in enumerate(replicates):
+        if not isinstance(entry, Mapping):
+            raise RlAdvantagesError("bad_type", f"replicates[{i}] must be a dict {{seed, treatment, baseline}}, got {type(entry).__name__}", field="replicates", index=i)
+        line = dict(entry)
+        for side in ("treatment", "baseline"):
+            if side in line and line[side] is not None and not isinstance(line[side], (str, os.PathLike)):
+                line[side] = _rows_file(stack, f"--replicates-{i}-{side}", line[side])
+            elif isinstance(line.get(side), os.PathLike):
+                line[side] = os.path.abspath(os.fspath(line[side]))
+            elif isinstance(line.get(side), str):
+                line[side] = os.path.abspath(line[side])
+        lines.append(line)
+    path = _rows_file(stack, "--replicates", lines)
+    return path, path
+
+
 def decide(
-    treatment: Rows,
-    baseline: Rows,
+    treatment: Rows | None = None,
+    baseline: Rows | None = None,
     *,
+    replicates: Rows | None = None,
     spec: str | os.PathLike[str] | None = None,
     method: str | None = None,
+    seed_method: str | None = None,
     node: str | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
     """``rl-adv decide --json``: the study spec's paired decision on per-item results of two arms
-    (docs/method.md section 5): ``{method, alpha, n, verdict, criteria: [...]}``."""
+    (docs/method.md section 5): ``{method, alpha, n, verdict, criteria: [...]}``.
+
+    ``replicates``: several training seeds instead of one arm pair (``rl-adv decide --replicates``, docs/method.md
+    section 5.8): a path to a JSON-lines file ``{seed, treatment, baseline}`` (paths relative to its folder), or a list
+    of ``{"seed": 0, "treatment": ..., "baseline": ...}`` whose arms are paths or lists of row dicts; returns the
+    decision across seeds ``{method, estimate, interval: [lower, upper], verdict, per_seed: [...], between_seed_sd, ...}``.
+    ``seed_method``: another seed-level method than the spec's ``decision_rule.seed_method``. Errors about a listed
+    replicate name it as ``replicates[i]``."""
     with ExitStack() as stack:
-        flags = dict(spec=spec, treatment=_rows_file(stack, "--treatment", treatment), baseline=_rows_file(stack, "--baseline", baseline), method=method)
-        return _json_command("decide", flags, node, timeout)
+        if replicates is None:
+            if treatment is None or baseline is None:
+                raise RlAdvantagesError("bad_type", "give treatment and baseline (one seed), or replicates=[{seed, treatment, baseline}, ...]", field="treatment" if treatment is None else "baseline")
+            flags = dict(spec=spec, treatment=_rows_file(stack, "--treatment", treatment), baseline=_rows_file(stack, "--baseline", baseline), method=method, seed_method=seed_method)
+            return _json_command("decide", flags, node, timeout)
+        if treatment is not None or baseline is not None:
+            raise RlAdvantagesError("bad_type", "give replicates or treatment and baseline, not both", field="replicates")
+        path, written = _replicates_file(stack, replicates)
+        try:
+            return _json_command("decide", dict(spec=spec, replicates=path, method=method, seed_method=seed_method), node, timeout)
+        except RlAdvantagesError as error:
+            if written is None:
+                raise
+            # The file is ours: "PATH:LINE: ..." is replicates[LINE - 1].
+            message = re.sub(re.escape(written) + r":(\d+)", lambda m: f"replicates[{int(m.group(1)) - 1}]", error.message)
+            raise RlAdvantagesError(error.code, message, field="replicates") from None
 
 
 def plan(
@@ -170,13 +218,21 @@ def plan(
     control_accuracy: float | None = None,
     pilot: tuple[Rows, Rows] | None = None,
     method: str | None = None,
+    seeds: int | None = None,
+    between_seed_sd: float | None = None,
+    item_sd: float | None = None,
+    effect: float | None = None,
+    seed_method: str | None = None,
     node: str | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
     """``rl-adv plan --json``: what the decision rule can conclude with ``n`` paired items, and with what power.
     ``pilot``: (treatment, baseline) per-item results to estimate the discordance from. ``control_accuracy``: the
-    control arm's expected accuracy, which only paired_newcombe's power uses (``--control-accuracy``, default 0.5)."""
+    control arm's expected accuracy, which only paired_newcombe's power uses (``--control-accuracy``, default 0.5).
+    ``seeds`` (with ``between_seed_sd``, and optionally ``effect``, ``item_sd``, ``seed_method``): the power of the
+    decision across ``seeds`` training seeds instead (``rl-adv plan --seeds``, docs/method.md section 5.9)."""
     with ExitStack() as stack:
         pilots = None if pilot is None else [_rows_file(stack, "--pilot", pilot[0]), _rows_file(stack, "--pilot-baseline", pilot[1])]
-        flags = dict(spec=spec, n=n, discordance=discordance, control_accuracy=control_accuracy, pilot=pilots, method=method)
+        flags = dict(spec=spec, n=n, discordance=discordance, control_accuracy=control_accuracy, pilot=pilots, method=method,
+                     seeds=seeds, between_seed_sd=between_seed_sd, item_sd=item_sd, effect=effect, seed_method=seed_method)  # fmt: skip
         return _json_command("plan", flags, node, timeout)

@@ -94,3 +94,27 @@ describe('rl-adv decide --replicates', () => {
     expect([run.code, run.stderr]).toEqual([2, 'rl-adv: --seed-method needs --replicates FILE\n']);
   });
 });
+
+describe('library, CLI (and python/tests/test_seeds.py) against the independent reference', () => {
+  // test/fixtures/seed_reference.py: 3 seeds x 60 items, the intervals by plain Python with the closed-form t at 2 df.
+  const fixtures = join(__dirname, '..', '..', 'fixtures');
+  const ref = JSON.parse(readFileSync(join(fixtures, 'seed-reference.json'), 'utf8'));
+  const read = (f: string) => readFileSync(join(fixtures, 'seeds', f), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  it.each(['seed_item_t', 'seed_t'] as const)('%s: decideAcrossSeeds and decide --replicates give the reference interval (1e-12)', async (method) => {
+    const replicates = read('replicates.jsonl').map((l: { seed: number; treatment: string; baseline: string }) => ({ seed: l.seed, treatment: read(l.treatment), baseline: read(l.baseline) }));
+    const lib = decideAcrossSeeds({ replicates, rule: rule(), method });
+    const run = await rlAdv(['decide', '--spec', specPath, '--replicates', join(fixtures, 'seeds', 'replicates.jsonl'), '--seed-method', method, '--json']);
+    const cli = JSON.parse(run.stdout);
+    const want = ref.methods[method];
+    for (const got of [seedDecisionJson(lib), cli]) {
+      expect(got.estimate).toBeCloseTo(ref.estimate, 12);
+      expect(got.interval[0]).toBeCloseTo(want.interval[0], 12);
+      expect(got.interval[1]).toBeCloseTo(want.interval[1], 12);
+      expect(got.standard_error).toBeCloseTo(want.standard_error, 12);
+      expect(got.between_seed_sd).toBeCloseTo(ref.between_seed_sd, 12);
+      expect([got.df, got.verdict, got.seeds, got.n]).toEqual([want.df, want.verdict, 3, 60]);
+      got.per_seed.forEach((p: { estimate: number }, i: number) => expect(p.estimate).toBeCloseTo(ref.per_seed[i], 12));
+    }
+    expect(cli).toEqual(seedDecisionJson(lib));
+  });
+});
