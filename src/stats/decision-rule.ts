@@ -4,6 +4,7 @@ import { describe } from '../internal/validate.js';
 import { isBinaryDifference, type DecisionCriterion } from './criteria.js';
 import { BINARY_DECISION_METHODS, DECISION_METHOD_NAMES, isDecisionMethodName, type DecisionMethodName } from './method-names.js';
 import { finiteNumber, isObject, key, nonEmptyString, Problems } from '../internal/spec-problems.js';
+import { isSeedMethodName, SEED_METHOD_NAMES, type SeedMethodName } from './seed-method-names.js';
 
 export type { DecisionCriterion } from './criteria.js';
 
@@ -20,6 +21,13 @@ export interface DecisionRule {
   readonly criteria: readonly DecisionCriterion[];
   /** The pairing unit; the only one implemented is `fixed_checkpoint_items` (pairs by item id). */
   readonly unit?: string;
+  /**
+   * The seed-level method for a decision across training seeds (docs/method.md section 5.8): `seed_item_t` (the
+   * default when absent) or `seed_t`.
+   */
+  readonly seed_method?: SeedMethodName;
+  /** The training seeds, distinct integers, when given. */
+  readonly seeds?: readonly number[];
   readonly [key: string]: unknown;
 }
 
@@ -74,6 +82,25 @@ function collectCriterion(p: Problems, path: string, value: unknown): DecisionCr
   return { ...value, id, metric, bounds, margin, weights };
 }
 
+/** `seeds`, when given: a non-empty array of distinct integers. */
+function collectSeeds(p: Problems, path: string, seeds: unknown): void {
+  if (seeds === undefined) return;
+  if (!Array.isArray(seeds) || seeds.length === 0) {
+    p.add(path, `must be a non-empty array of distinct integer seeds, got ${describe(seeds)}`);
+    return;
+  }
+  const seen = new Map<number, number>();
+  seeds.forEach((s: unknown, i) => {
+    if (typeof s !== 'number' || !Number.isSafeInteger(s)) {
+      p.add(`${path}[${i}]`, `must be an integer seed, got ${describe(s)}`);
+      return;
+    }
+    const first = seen.get(s);
+    if (first !== undefined) p.add(`${path}[${i}]`, `repeats the seed ${s} of ${path}[${first}]`);
+    else seen.set(s, i);
+  });
+}
+
 export function collectDecisionRule(p: Problems, path: string, value: unknown): DecisionRule | undefined {
   if (!isObject(value)) {
     p.add(path, `must be an object, got ${describe(value)}`);
@@ -92,6 +119,10 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
   if (value.unit !== undefined && value.unit !== 'fixed_checkpoint_items') {
     p.add(key(path, 'unit'), `must be "fixed_checkpoint_items" (items paired by item id), got ${describe(value.unit)}`);
   }
+  if (value.seed_method !== undefined && !isSeedMethodName(value.seed_method)) {
+    p.add(key(path, 'seed_method'), `must be one of ${SEED_METHOD_NAMES.map((m) => `"${m}"`).join(', ')} (docs/method.md section 5.8), got ${describe(value.seed_method)}`);
+  }
+  collectSeeds(p, key(path, 'seeds'), value.seeds);
   const criteria: DecisionCriterion[] = [];
   const c = value.criteria;
   if (!Array.isArray(c)) {
@@ -127,6 +158,7 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
  *
  * Checks: `method` is one of `paired_hoeffding`, `paired_empirical_bernstein`, `paired_exact_binomial`,
  * `paired_exact_unconditional`, `paired_tango` (the last three only for criteria with weights (1, -1) or (-1, 1)); `alpha` in (0, 1); `unit`, when given, is `fixed_checkpoint_items`;
+ * `seed_method`, when given, is `seed_item_t` or `seed_t`; `seeds`, when given, is a non-empty array of distinct integers;
  * `criteria` is a non-empty array of criteria with unique `id`, a `metric` name, `bounds` [lo, hi] with lo < hi,
  * a finite `margin`, and finite `weights.treatment` / `weights.baseline`, not both zero.
  *

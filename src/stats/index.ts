@@ -26,3 +26,14 @@ export {
   type VerdictProbabilities,
 } from './power.js';
 export { designPower, ASSUMED_DISCORDANCE, type DesignPowerJson } from './design-power.js';
+export {
+  decideAcrossSeeds,
+  seedDecisionJson,
+  type SeedDecision,
+  type SeedDecisionJson,
+  type SeedReplicate,
+  type SeedPart,
+  type SeedCriterionDecision,
+} from './seeds.js';
+export { seedInterval, type SeedInterval } from './seed-interval.js';
+export { SEED_METHOD_NAMES, DEFAULT_SEED_METHOD, type SeedMethodName } from './seed-method-names.js';
