@@ -22,4 +22,7 @@ export function cellCoverage(o: {
   rng: () => number;
   replicates: number;
   intervals: (rows: Float64Array[]) => Record<string, { lower: number; upper: number }>;
-}): Record<string, { covered: number; coverage: number; mc_error: number; mean_width: number }>;
+  fixedItems?: boolean;
+}): Record<string, { covered: number; coverage: number; mc_error: number; mean_width: number; coverage_fixed_items?: number; mc_error_fixed_items?: number }>;
+export function runAverage(sigmaU: number): (x: number) => number;
+export function fixedItemsTruth(rows: Float64Array[], pop: Population, g: (x: number) => number): number;

@@ -82,6 +82,36 @@ export function population({ p0, delta, seedSd, tau, gamma }) {
   return { mu_baseline: best.muB, mu_treatment: best.muT, sigma_u: best.sigmaU, seed_sd: best.sd, truth, tau, gamma };
 }
 
+/**
+ * g(x) = E_u[expit(x + u)], u ~ N(0, sigma_u^2), tabulated every 0.001 on [-25, 25] (41-point Simpson each) and read by
+ * linear interpolation (error below 1e-7): an item's expected outcome over runs, for the fixed-items truth.
+ */
+export function runAverage(sigmaU) {
+  if (sigmaU === 0) return expit;
+  const lo = -25;
+  const step = 0.001;
+  const table = new Float64Array(50001);
+  for (let j = 0; j < table.length; j++) table[j] = normalExpectation((z) => expit(lo + j * step + sigmaU * z), 41);
+  return (x) => {
+    const t = (x - lo) / step;
+    if (t <= 0) return table[0];
+    if (t >= table.length - 1) return table[table.length - 1];
+    const j = Math.floor(t);
+    return table[j] + (t - j) * (table[j + 1] - table[j]);
+  };
+}
+
+/**
+ * Delta_I of one simulated study: the expected difference over runs for its own n items,
+ * mean_i [g(mu_t + tau z_i + gamma w_i) - g(mu_b + tau z_i)] (docs/method.md section 5.8).
+ */
+export function fixedItemsTruth(rows, pop, g) {
+  const { z, w } = rows.items;
+  let sum = 0;
+  for (let i = 0; i < z.length; i++) sum += g(pop.mu_treatment + z[i] + w[i]) - g(pop.mu_baseline + z[i]);
+  return sum / z.length;
+}
+
 /** A standard normal from two uniforms (Box-Muller, one of the pair). */
 function normal(rng) {
   let u = rng();
@@ -109,6 +139,7 @@ export function simulateStudy({ S, n, pop, rng }) {
     }
     rows.push(d);
   }
+  rows.items = { z, w };
   return rows;
 }
 
@@ -136,22 +167,33 @@ export function singleSeedInterval(rows) {
 
 /**
  * The coverage of each interval over `replicates` simulated studies of one cell: `intervals(rows)` returns
- * { name: { lower, upper } }. Returns per name { covered, coverage, mc_error, mean_width }.
+ * { name: { lower, upper } }. Returns per name { covered, coverage, mc_error, mean_width }; with `fixedItems`, also the
+ * coverage of each study's own Delta_I (coverage_fixed_items, mc_error_fixed_items).
  */
-export function cellCoverage({ S, n, pop, rng, replicates, intervals }) {
+export function cellCoverage({ S, n, pop, rng, replicates, intervals, fixedItems = false }) {
+  const g = fixedItems ? runAverage(pop.sigma_u) : undefined;
   const tally = {};
   for (let r = 0; r < replicates; r++) {
     const rows = simulateStudy({ S, n, pop, rng });
+    const truthI = fixedItems ? fixedItemsTruth(rows, pop, g) : undefined;
     for (const [name, iv] of Object.entries(intervals(rows))) {
-      const t = (tally[name] ??= { covered: 0, width: 0 });
+      const t = (tally[name] ??= { covered: 0, coveredFixed: 0, width: 0 });
       if (iv.lower <= pop.truth && pop.truth <= iv.upper) t.covered++;
+      if (fixedItems && iv.lower <= truthI && truthI <= iv.upper) t.coveredFixed++;
       t.width += iv.upper - iv.lower;
     }
   }
   const out = {};
   for (const [name, t] of Object.entries(tally)) {
     const c = t.covered / replicates;
-    out[name] = { covered: t.covered, coverage: c, mc_error: Math.sqrt((c * (1 - c)) / replicates), mean_width: t.width / replicates };
+    const f = t.coveredFixed / replicates;
+    out[name] = {
+      covered: t.covered,
+      coverage: c,
+      mc_error: Math.sqrt((c * (1 - c)) / replicates),
+      mean_width: t.width / replicates,
+      ...(fixedItems ? { coverage_fixed_items: f, mc_error_fixed_items: Math.sqrt((f * (1 - f)) / replicates) } : {}),
+    };
   }
   return out;
 }

@@ -3,7 +3,7 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { seedInterval } from '../../src/stats/index.js';
-import { cellCoverage, pooledInterval, population, simulateStudy, singleSeedInterval } from '../../validation/seed-decision-coverage-core.mjs';
+import { cellCoverage, fixedItemsTruth, normalExpectation, pooledInterval, population, runAverage, simulateStudy, singleSeedInterval } from '../../validation/seed-decision-coverage-core.mjs';
 
 describe('the seed-coverage simulation', () => {
   it("its truth and between-seed SD are the population's: brute-force draws of runs and items agree", () => {
@@ -45,10 +45,24 @@ describe('the seed-coverage simulation', () => {
     expect(r.single_seed?.coverage).toBeLessThan(0.85);
   });
 
-  it('with item-specific effects and no seed spread, seed_t under-covers at S = 10 (it misses the item sampling); seed_item_t does not', () => {
-    const pop = population({ p0: 0.8, delta: 0.02, seedSd: 0, tau: 1.5, gamma: 1 });
-    const r = cellCoverage({ S: 10, n: 200, pop, rng: seedrandom.alea('cell-b'), replicates: 400, intervals });
+  it('with item-specific effects and little seed spread, seed_t under-covers Delta at S = 10 (it misses the item sampling) but covers its own Delta_I; seed_item_t covers Delta', () => {
+    const pop = population({ p0: 0.8, delta: 0.02, seedSd: 0.01, tau: 1.5, gamma: 1 });
+    const r = cellCoverage({ S: 10, n: 200, pop, rng: seedrandom.alea('cell-b'), replicates: 400, intervals, fixedItems: true });
     expect(r.seed_t?.coverage).toBeLessThan(0.92);
+    expect(r.seed_t?.coverage_fixed_items).toBeGreaterThan(0.95 - 3 * 0.011);
     expect(r.seed_item_t?.coverage).toBeGreaterThan(0.95 - 3 * 0.011);
+  });
+
+  it("Delta_I: the tabulated run average matches direct quadrature, and its mean over studies is Delta", () => {
+    const pop = population({ p0: 0.5, delta: 0.02, seedSd: 0.05, tau: 1.5, gamma: 0.5 });
+    const g = runAverage(pop.sigma_u);
+    for (const x of [-7.3, -1.234, 0, 0.5, 3.33]) {
+      expect(Math.abs(g(x) - normalExpectation((z) => 1 / (1 + Math.exp(-(x + pop.sigma_u * z)))))).toBeLessThan(1e-7);
+    }
+    const rng = seedrandom.alea('fixed-truth');
+    let sum = 0;
+    for (let r = 0; r < 400; r++) sum += fixedItemsTruth(simulateStudy({ S: 1, n: 1000, pop, rng }), pop, g);
+    // Delta_I has SD about 0.1 / sqrt(1000) over studies: the mean of 400 is within 0.0008 of Delta (5 SEs).
+    expect(Math.abs(sum / 400 - pop.truth)).toBeLessThan(0.0008);
   });
 });
