@@ -1,6 +1,11 @@
 """Fake verl/trainer/ppo/v1/trainer_base.py at 1dda039b: ``PPOTrainer._compute_advantage`` (:1638), the v1
 advantage step, with the names this module binds when it loads (``import transfer_queue as tq``; ``from
-verl.trainer.ppo.v1.utils import compute_advantage_for_multi_trajectories``)."""
+verl.trainer.ppo.v1.utils import compute_advantage_for_multi_trajectories``).
+
+The body follows the method as stored for verl-project/verl (the commit 1dda039b itself was not in the snapshots
+readable here; :1638 is that commit's line): the seven fields read, the padded ``DataProto``, ``rm_scores`` as
+token-level scores, ``uid`` moved to ``non_tensor_batch``, no KL in the reward, no rollout correction, the call,
+and ``advantages``/``returns`` written back."""
 import numpy as np
 
 import transfer_queue as tq
@@ -23,13 +28,13 @@ class PPOTrainer:
         self.config = config
 
     def _compute_advantage(self, batch, metrics):
-        # :1638-1644: the fields read from the TransferQueue (no raw_prompt); a DataProto with only uid non-tensor
+        # the fields read from the TransferQueue (no raw_prompt); a DataProto with only uid non-tensor
         fields = ["uid", "response_mask", "rm_scores", "rollout_log_probs", "old_log_probs", "ref_log_prob", "values"]
         data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=fields)
         data = DataProto(batch=data.to_padded_tensor())
         data.batch["token_level_scores"] = data.batch["rm_scores"]
         data.non_tensor_batch["uid"] = np.array(data.batch.pop("uid").tolist(), dtype=object)
-        # use_kl_in_reward false, no rollout correction (:1646-1666)
+        # use_kl_in_reward false, no rollout correction: the token-level rewards are the scores
         data.batch["token_level_rewards"] = data.batch["token_level_scores"]
         data = compute_advantage_for_multi_trajectories(
             data,

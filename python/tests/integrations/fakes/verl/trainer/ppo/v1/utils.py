@@ -1,8 +1,8 @@
 """Fake verl/trainer/ppo/v1/utils.py at 1dda039b: ``compute_advantage_for_multi_trajectories``.
 
 At that commit this module binds ``compute_advantage`` by name when it loads (``from
-verl.trainer.ppo.ray_trainer import compute_advantage``): wrapping ``ray_trainer.compute_advantage`` after this
-import does not reach the call below. Any estimator but GRPO goes to that ``compute_advantage`` with the whole
+verl.trainer.ppo.ray_trainer import compute_advantage``; later verl imports it from ``trainer_utils``): wrapping
+``ray_trainer.compute_advantage`` after this import does not reach the call below. Any estimator but GRPO goes to that ``compute_advantage`` with the whole
 batch unchanged; GRPO keeps the final output of each ``{uid}_{session_id}`` session and broadcasts its score."""
 import torch
 
