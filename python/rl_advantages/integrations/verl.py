@@ -209,6 +209,14 @@ def _v1_fetch(module: Any, batch: Any, key: str) -> Any:
         return data[key]
     except KeyError:
         return None
+    except Exception as error:  # the queue's own failure: name the field and the step it was read for
+        raise rl_advantages.RlAdvantagesError(
+            "missing_field",
+            f"verl's v1 trainer (PPOTrainer._compute_advantage): reading {key!r} of {len(batch.keys)} rows from the "
+            f"TransferQueue failed ({type(error).__name__}: {error}); name the queue field that holds each rollout's prompt "
+            "with register(prompt_key=...) / RL_ADV_VERL_PROMPT_KEY",
+            field=key,
+        ) from error
 
 
 def _wrap_v1(module: Any) -> None:

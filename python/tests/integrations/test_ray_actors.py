@@ -57,6 +57,7 @@ def ray_runtime(corpus_file):
     ray.init(
         num_cpus=2,
         include_dashboard=False,
+        object_store_memory=100 * 1024 * 1024,  # the tests pass a few kilobytes
         log_to_driver=False,
         runtime_env={"env_vars": env_vars, "worker_process_setup_hook": "rl_advantages.integrations.openrlhf.install_from_env"},
     )
