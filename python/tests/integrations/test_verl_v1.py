@@ -200,3 +200,24 @@ def test_v1_and_legacy_through_verl_use_external_modules(corpus_file):
     expected = cli_advantages("tfidf_kernel_loo_T0.1", REWARDS, QUESTIONS, corpus_file)
     assert np.abs(v1 - expected).max() <= 1e-6
     assert np.abs(legacy - expected).max() <= 1e-6
+
+
+def test_a_queue_failure_names_the_field_and_the_step(fakes_on_path, server, monkeypatch):
+    import transfer_queue as tq
+
+    from rl_advantages.integrations import verl as adapter
+
+    adapter.register(["tfidf_kernel_loo_T0.1"], server=server)
+    tq.clear()
+    stock = tq.kv_batch_get
+
+    def flaky(keys, partition_id, select_fields):
+        if "raw_prompt" in select_fields:
+            raise ConnectionError("controller unreachable")
+        return stock(keys=keys, partition_id=partition_id, select_fields=select_fields)
+
+    monkeypatch.setattr(tq, "kv_batch_get", flaky)
+    with pytest.raises(rl_advantages.RlAdvantagesError) as caught:
+        _run_v1(*TRAINERS[0], "rl_adv:tfidf_kernel_loo_T0.1", 1, REWARDS, [f"p{i}" for i in range(8)], QUESTIONS)
+    assert caught.value.field == "raw_prompt"
+    assert "PPOTrainer._compute_advantage" in str(caught.value) and "ConnectionError: controller unreachable" in str(caught.value)
