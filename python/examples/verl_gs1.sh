@@ -7,10 +7,11 @@
 set -euo pipefail
 : "${DATA:?set DATA to the folder with train.parquet and test.parquet}" "${MODEL:?set MODEL}" "${CORPUS:?set CORPUS}"
 
-# verl imports this module at its own import (verl/__init__.py:49-52) in every process that imports verl.
+# verl imports this module at its own import (verl/__init__.py:49-52) in every process that imports verl, the
+# TaskRunner Ray actor that runs the trainer included (v1, the default, or legacy with trainer.use_v1=false).
 export VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl
 export RL_ADV_VERL_ESTIMATORS=tfidf_kernel_loo_T0.1   # registered as rl_adv:tfidf_kernel_loo_T0.1
-export RL_ADV_VERL_PROMPT_KEY=raw_prompt              # the non_tensor_batch field with each rollout's prompt
+export RL_ADV_VERL_PROMPT_KEY=raw_prompt              # each rollout's prompt: TransferQueue field (v1), non_tensor_batch (legacy)
 export RL_ADV_CORPUS="$CORPUS"                        # the TF-IDF vocabulary
 
 python3 -m verl.trainer.main_ppo \

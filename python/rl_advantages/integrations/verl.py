@@ -1,33 +1,52 @@
-"""verl: catalogue estimators as verl advantage estimators named ``rl_adv:<name>``.
+"""verl: catalogue estimators as verl advantage estimators named ``rl_adv:<name>``, under verl's v1 trainer (the
+default) and its legacy trainer.
 
 Written against verl-project/verl 1dda039b9c6311889a9c9a26040677e1254814f9 (2026-08-22):
 
 - ``verl/trainer/ppo/core_algos.py:116-132`` ``register_adv_est(name)`` puts a function in
-  ``ADV_ESTIMATOR_REGISTRY``; ``get_adv_estimator_fn(name)`` (:137-150) looks it up.
-- ``verl/trainer/ppo/ray_trainer.py:187-282`` ``compute_advantage(data, adv_estimator, ...)``, on the driver,
-  calls a registered estimator (any name but ``gae``/``grpo``) as ``fn(token_level_rewards=..., response_mask=...,
-  config=..., index=data.non_tensor_batch["uid"], [reward_baselines=...])`` and stores the returned
-  ``(advantages, returns)``, both ``(bs, response_length)``. The trainer calls it by its module name
-  (ray_trainer.py:1667).
+  ``ADV_ESTIMATOR_REGISTRY``; ``get_adv_estimator_fn(name)`` (:137-150) looks it up at call time.
+- ``verl/trainer/ppo/ray_trainer.py:187-282`` ``compute_advantage(data, adv_estimator, ...)`` calls a registered
+  estimator (any name but ``gae``/``grpo``) as ``fn(token_level_rewards=..., response_mask=..., config=...,
+  index=data.non_tensor_batch["uid"], [reward_baselines=...])`` and stores the returned ``(advantages, returns)``.
+- v1 trainer, the default (``trainer.use_v1: true``, ppo_trainer.yaml:222; main_ppo.py:183 runs
+  ``TaskRunnerV1``): ``PPOTrainer._compute_advantage(batch, metrics)`` (v1/trainer_base.py:1638) reads ``uid``,
+  ``response_mask``, ``rm_scores``, ... of ``batch.keys`` from the TransferQueue (``tq.kv_batch_get``), builds a
+  ``DataProto`` whose ``non_tensor_batch`` holds only ``uid``, and calls
+  ``compute_advantage_for_multi_trajectories`` (v1/utils.py), which calls ``compute_advantage`` (both names bound
+  by ``from ... import`` when those modules load). The sync, colocate-async and separate-async v1 trainers
+  subclass ``PPOTrainer`` and inherit that method. The TransferQueue also holds each rollout's ``raw_prompt``
+  (trainer_base.py:1429 reads it).
+- legacy trainer (``trainer.use_v1=false``, deprecated): ``RayPPOTrainer.fit`` calls ``compute_advantage`` by its
+  module name (ray_trainer.py:1667) on a batch whose ``non_tensor_batch`` keeps ``raw_prompt``
+  (``RLHFDataset.__getitem__``, rl_dataset.py:389).
 - ``verl/__init__.py:49-52`` imports every module named in ``VERL_USE_EXTERNAL_MODULES`` (comma-separated).
 
-The registered function gets no text, so :func:`register` also wraps ``ray_trainer.compute_advantage``: for an
-``rl_adv:`` estimator it reads the prompt of each rollout from ``data.non_tensor_batch[prompt_key]``
-(``raw_prompt``, the chat messages verl's ``RLHFDataset`` keeps, rl_dataset.py:389) and hands it to the
-estimator. Group ids are the batch's ``uid`` (one per prompt; verl repeats a prompt ``rollout.n`` times with
-the same uid). The outcome reward is ``token_level_rewards.sum(-1)`` as in verl's own outcome estimators
-(core_algos.py:306); the per-rollout advantage is broadcast over ``response_mask``; returns = advantages.
+A registered function gets no text, so :func:`register` also sets where the prompts of the batch being computed
+come from, for the duration of verl's advantage step:
+
+- v1: it wraps the method ``PPOTrainer._compute_advantage`` on the class (looked up at call time, so the
+  by-name bindings of v1/utils.py and trainer_base.py do not matter). For an ``rl_adv:`` estimator that reads
+  prompts, the estimator reads ``raw_prompt`` of ``batch.keys`` from the TransferQueue (``tq.kv_batch_get``), in
+  the row order of the ``DataProto`` verl built from the same keys. When trainer_base is not imported yet, the
+  class is wrapped the moment it is (an import hook), whatever order verl's modules load in.
+- legacy: it wraps ``ray_trainer.compute_advantage`` (looked up by module name in ``fit``) and reads
+  ``data.non_tensor_batch["raw_prompt"]``. Inside the v1 step (where the batch has only ``uid``) the v1 source
+  stays in force.
+
+The source is a ``contextvars.ContextVar``, so concurrent advantage steps (threads, asyncio tasks) do not mix.
+Group ids are the batch's ``uid``. The outcome reward is ``token_level_rewards.sum(-1)`` as in verl's own outcome
+estimators (core_algos.py:306); the per-rollout advantage is broadcast over ``response_mask``; returns = advantages.
 
 Group size 1 in verl today: ``grpo`` (and rloo, opo, gpg, reinforce_plus_plus_baseline) give a lone rollout
 mean 0 and std 1 (core_algos.py:315-317), so A = r with no baseline.
 
-Use (script)::
+Use (script; the process that runs the advantage step, i.e. verl's driver / trainer)::
 
     from rl_advantages.integrations import verl as rl_adv_verl
-    rl_adv_verl.register(["tfidf_kernel_loo_T0.1"])        # in the driver process, before training
+    rl_adv_verl.register(["tfidf_kernel_loo_T0.1"])
     # algorithm.adv_estimator='rl_adv:tfidf_kernel_loo_T0.1' actor_rollout_ref.rollout.n=1
 
-Use (no code)::
+Use (no code; reaches every process that imports verl, Ray actors included)::
 
     export VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl
     export RL_ADV_VERL_ESTIMATORS=tfidf_kernel_loo_T0.1      # comma-separated; RL_ADV_VERL_PROMPT_KEY optional
@@ -37,18 +56,35 @@ Use (no code)::
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+import rl_advantages
 
 from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, server_from_env, supplied_by_adapters
+from ._verl_hooks import V1_MODULE, after_import
 
 __all__ = ["PREFIX", "register", "registered_name"]
 
 #: The prefix of every name this module registers.
 PREFIX = "rl_adv:"
 
-_state: dict[str, Any] = {"prompts": None, "prompt_key": "raw_prompt"}
+_state: dict[str, Any] = {"prompt_key": "raw_prompt"}
+
+
+@dataclass(frozen=True)
+class _PromptSource:
+    """Where the prompts of the batch in the current advantage step come from."""
+
+    trainer: str  # "v1" or "legacy"
+    fetch: Callable[[], Any]  # the raw prompts, one per row, or None when the field is absent
+    remedy: str
+
+
+_source: contextvars.ContextVar[_PromptSource | None] = contextvars.ContextVar("rl_adv_verl_prompt_source", default=None)
 
 
 def _verl_modules() -> tuple[Any, Any]:
@@ -63,18 +99,46 @@ def registered_name(spec: Any) -> str:
     """``rl_adv:<name>``: the name a spec is registered under (a string spec as written, a wire form by its
     ``rl_advantages.canonical_name`` when the package has it, else its ``name``)."""
     if isinstance(spec, Mapping):
-        import rl_advantages
-
         canonical = getattr(rl_advantages, "canonical_name", None)
         return PREFIX + (canonical(dict(spec)) if canonical is not None else estimator_name(spec))
     return PREFIX + estimator_name(spec)
 
 
 def _default_specs(server: Any) -> list[str]:
-    import rl_advantages
-
     entries = rl_advantages.catalogue() if server is None else rl_advantages.catalogue(server=server)
     return [str(e["name"]) for e in entries if supplied_by_adapters(e) and not any(p.get("required") for p in e.get("parameters") or [])]
+
+
+def _missing_prompts(label: str, source: _PromptSource | None) -> Exception:
+    key = _state["prompt_key"]
+    if source is None:
+        how = (
+            "no verl advantage step set a prompt source in this process: call rl_advantages.integrations.verl.register() "
+            "(or set VERL_USE_EXTERNAL_MODULES=rl_advantages.integrations.verl) in the process that runs the advantage "
+            "step (verl's trainer)"
+        )
+    else:
+        how = source.remedy
+    return rl_advantages.RlAdvantagesError("missing_field", f"{label} needs each rollout's prompt text: {how}", field=key)
+
+
+def _batch_prompts(batch: RolloutBatch, label: str, rows: int) -> list[str] | None:
+    if not reads_field(batch.entry, "prompts"):
+        return None
+    source = _source.get()
+    raw = source.fetch() if source is not None else None
+    if raw is None:
+        if batch.needs_prompts:
+            raise _missing_prompts(label, source)
+        return None
+    raw = raw.tolist() if hasattr(raw, "tolist") else list(raw)
+    where = "TransferQueue" if source is not None and source.trainer == "v1" else "non_tensor_batch"
+    prompts = [prompt_text(p, f"{where}[{_state['prompt_key']!r}][{i}]") for i, p in enumerate(raw)]
+    if len(prompts) != rows:
+        raise rl_advantages.RlAdvantagesError(
+            "length_mismatch", f"{label}: {len(prompts)} prompts in {where}[{_state['prompt_key']!r}] for {rows} rollouts", field="prompts"
+        )
+    return prompts
 
 
 def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
@@ -87,17 +151,7 @@ def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
 
         with torch.no_grad():
             scores = token_level_rewards.sum(dim=-1)
-            raw, key = _state["prompts"], _state["prompt_key"]
-            prompts = None
-            if reads_field(batch.entry, "prompts") and raw is not None:
-                prompts = [prompt_text(p, f"non_tensor_batch[{key!r}][{i}]") for i, p in enumerate(raw)]
-            if batch.needs_prompts and prompts is None:
-                raise RuntimeError(
-                    f"{label} needs each rollout's prompt text: call rl_advantages.integrations.verl.register() in the process "
-                    f"that runs ray_trainer.compute_advantage (the driver), and keep non_tensor_batch[{_state['prompt_key']!r}]"
-                )
-            if prompts is not None and len(prompts) != scores.shape[0]:
-                raise RuntimeError(f"{label}: {len(prompts)} prompts for {scores.shape[0]} rollouts")
+            prompts = _batch_prompts(batch, label, int(scores.shape[0]))
             group_ids = None if index is None else [str(u) for u in list(index)]
             lengths = response_mask.sum(dim=-1).double().cpu().numpy()
             result = batch.compute(scores.double().cpu().numpy(), group_ids=group_ids, prompts=prompts, lengths=lengths)
@@ -109,24 +163,89 @@ def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
     return rl_adv_estimator
 
 
+def _is_ours(adv_estimator: Any) -> bool:
+    name = getattr(adv_estimator, "value", adv_estimator)
+    return isinstance(name, str) and name.startswith(PREFIX)
+
+
 def _wrap_compute_advantage(ray_trainer: Any) -> None:
+    """Legacy trainer: ``RayPPOTrainer.fit`` calls ``compute_advantage`` by module name (ray_trainer.py:1667)."""
     original = ray_trainer.compute_advantage
     if getattr(original, "_rl_adv_wrapped", False):
         return
 
     @functools.wraps(original)
     def compute_advantage(data: Any, adv_estimator: Any, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(adv_estimator, "value", adv_estimator)
-        if not (isinstance(name, str) and name.startswith(PREFIX)):
-            return original(data, adv_estimator, *args, **kwargs)
-        _state["prompts"] = data.non_tensor_batch.get(_state["prompt_key"]) if hasattr(data.non_tensor_batch, "get") else None
+        key = _state["prompt_key"]
+        non_tensor = data.non_tensor_batch
+        present = hasattr(non_tensor, "get") and non_tensor.get(key) is not None
+        if not _is_ours(adv_estimator) or (not present and _source.get() is not None):
+            return original(data, adv_estimator, *args, **kwargs)  # inside v1's step its TransferQueue source stays
+        source = _PromptSource(
+            "legacy",
+            lambda: non_tensor.get(key) if present else None,
+            f"verl's legacy trainer (trainer.use_v1=false, ray_trainer.compute_advantage): the batch's non_tensor_batch has no "
+            f"{key!r}; keep the dataset's prompt there (verl's RLHFDataset returns raw_prompt) or name the field that holds "
+            "it with register(prompt_key=...) / RL_ADV_VERL_PROMPT_KEY",
+        )
+        token = _source.set(source)
         try:
             return original(data, adv_estimator, *args, **kwargs)
         finally:
-            _state["prompts"] = None
+            _source.reset(token)
 
     compute_advantage._rl_adv_wrapped = True  # type: ignore[attr-defined]
     ray_trainer.compute_advantage = compute_advantage
+
+
+def _v1_fetch(module: Any, batch: Any, key: str) -> Any:
+    """``raw_prompt`` of ``batch.keys`` from the TransferQueue, as trainer_base.py reads its fields (``tq`` is the
+    ``transfer_queue`` module trainer_base imports); None when the queue holds no such field."""
+    tq = getattr(module, "tq", None)
+    if tq is None:
+        import transfer_queue as tq
+    try:
+        data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=[key])
+        return data[key]
+    except KeyError:
+        return None
+    except Exception as error:  # the queue's own failure: name the field and the step it was read for
+        raise rl_advantages.RlAdvantagesError(
+            "missing_field",
+            f"verl's v1 trainer (PPOTrainer._compute_advantage): reading {key!r} of {len(batch.keys)} rows from the "
+            f"TransferQueue failed ({type(error).__name__}: {error}); name the queue field that holds each rollout's prompt "
+            "with register(prompt_key=...) / RL_ADV_VERL_PROMPT_KEY",
+            field=key,
+        ) from error
+
+
+def _wrap_v1(module: Any) -> None:
+    """v1 trainer: wrap ``PPOTrainer._compute_advantage`` (v1/trainer_base.py:1638) on the class."""
+    cls = getattr(module, "PPOTrainer", None)
+    original = getattr(cls, "_compute_advantage", None)
+    if original is None or getattr(original, "_rl_adv_wrapped", False):
+        return
+
+    @functools.wraps(original)
+    def _compute_advantage(self: Any, batch: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _is_ours(self.config.algorithm.adv_estimator):
+            return original(self, batch, *args, **kwargs)
+        key = _state["prompt_key"]
+        source = _PromptSource(
+            "v1",
+            lambda: _v1_fetch(module, batch, key),
+            f"verl's v1 trainer (PPOTrainer._compute_advantage): the TransferQueue holds no field {key!r} for this batch; "
+            "keep the dataset's prompt in the rollout (verl's RLHFDataset returns raw_prompt, which the agent loop puts in "
+            "the queue) or name the queue field that holds it with register(prompt_key=...) / RL_ADV_VERL_PROMPT_KEY",
+        )
+        token = _source.set(source)
+        try:
+            return original(self, batch, *args, **kwargs)
+        finally:
+            _source.reset(token)
+
+    _compute_advantage._rl_adv_wrapped = True  # type: ignore[attr-defined]
+    cls._compute_advantage = _compute_advantage
 
 
 def register(
@@ -136,13 +255,15 @@ def register(
     server: Any = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[str]:
-    """Register catalogue estimators with verl as ``rl_adv:<name>`` and route prompt text to them.
+    """Register catalogue estimators with verl as ``rl_adv:<name>`` and route prompt text to them (v1 trainer
+    from the TransferQueue, legacy trainer from ``non_tensor_batch``).
 
     Args:
         estimators: specs (catalogue names such as ``tfidf_kernel_loo_T0.1`` or wire forms); default: every
             catalogue estimator that needs no parameter and no field verl's batch lacks (``features``,
             ``greedy_rewards``, a kernel file).
-        prompt_key: the ``non_tensor_batch`` field holding each rollout's prompt (a string or chat messages).
+        prompt_key: the field holding each rollout's prompt (a string or chat messages): in the TransferQueue
+            (v1) and in ``non_tensor_batch`` (legacy).
         server: the ``rl_advantages.Server`` to call; the process's default server if None.
         options: request options for every estimator (``normalize``, ...).
 
@@ -150,7 +271,8 @@ def register(
         The registered names, e.g. ``["rl_adv:tfidf_kernel_loo_T0.1"]``. Registering a name again is a no-op.
 
     Raises:
-        ImportError: verl is not installed. RlAdvantagesError: a spec is not in the catalogue.
+        ImportError: verl is not installed. RlAdvantagesError: a spec is not in the catalogue; at the first step,
+            an estimator that needs prompts finds no ``prompt_key`` field (naming the trainer and the remedy).
     """
     core_algos, ray_trainer = _verl_modules()
     specs = list(estimators) if estimators is not None else _default_specs(server)
@@ -163,6 +285,7 @@ def register(
         names.append(name)
     _state["prompt_key"] = prompt_key
     _wrap_compute_advantage(ray_trainer)
+    after_import(V1_MODULE, _wrap_v1)
     return names
 
 

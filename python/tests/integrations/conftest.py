@@ -18,7 +18,7 @@ def fakes_on_path(monkeypatch):
     monkeypatch.syspath_prepend(FAKES)
     yield FAKES
     for name in list(sys.modules):
-        if name.split(".")[0] in ("verl", "openrlhf", "skyrl", "slime", "ray"):
+        if name.split(".")[0] in ("verl", "openrlhf", "skyrl", "slime", "transfer_queue"):
             del sys.modules[name]
 
 

@@ -101,8 +101,11 @@ def test_missing_prompt_field_is_reported(fakes_on_path, server):
     from rl_advantages.integrations import verl as adapter
 
     adapter.register(["tfidf_kernel_loo_T0.1"], prompt_key="question", server=server)
-    with pytest.raises(RuntimeError, match="prompt text"):
+    with pytest.raises(rl_advantages.RlAdvantagesError) as caught:
         _trainer("rl_adv:tfidf_kernel_loo_T0.1", 1).advantage_step(_batch([1.0, 0.0], ["a", "b"], QUESTIONS[:2]))
+    assert caught.value.field == "question"
+    message = str(caught.value)
+    assert "legacy trainer" in message and "non_tensor_batch has no 'question'" in message and "prompt_key" in message
 
 
 def test_unknown_estimator_fails_at_registration(fakes_on_path, server):

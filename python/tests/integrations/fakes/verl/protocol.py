@@ -6,3 +6,9 @@ class DataProto:
         self.batch = batch
         self.non_tensor_batch = non_tensor_batch or {}
         self.meta_info = meta_info or {}
+
+    def __len__(self):
+        return len(next(iter(self.batch.values())))
+
+    def select_idxs(self, idxs):
+        return DataProto({k: v[idxs] for k, v in self.batch.items()}, {k: v[idxs] for k, v in self.non_tensor_batch.items()}, dict(self.meta_info))
