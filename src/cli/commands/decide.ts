@@ -163,7 +163,7 @@ export function register(program: Command, io: CliIo): void {
         DECISION_METHOD_NAMES,
       ),
     )
-    .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}')
+    .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}; with --replicates {method, estimate, interval: [lower, upper], verdict, per_seed: [...], between_seed_sd, ...}')
     .addOption(outputOption('--html <file>', 'also write the decision chart as a self-contained HTML page'))
     .addOption(forceOption())
     .action(async (options: DecideOptions) => run(options, io));
