@@ -11,6 +11,9 @@ import { pairedTable, wilsonInterval } from './charts/accuracy.js';
 import { tableHtml } from './html.js';
 import { designPowerBlocks } from './design-power.js';
 import { methodLabel } from '../stats/method-names.js';
+import { isSeedDecisionJson } from '../stats/seeds.js';
+import { learningInputs } from './learning-inputs.js';
+import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
@@ -216,6 +219,11 @@ function arms(s: StudySummary, charts: ChartInputs | undefined): ReportSection |
   };
 }
 
+function learning(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
+  const inputs = learningInputs(s);
+  return inputs === null ? null : learningSection(inputs, charts !== undefined);
+}
+
 function evaluation(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
   const e = s.eval;
   if (!e) return null;
@@ -258,6 +266,7 @@ function pairedHtml(s: StudySummary, items: ChartInputs['evalItems']): string | 
 function decision(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
   const d = s.decision;
   if (!d) return null;
+  if (isSeedDecisionJson(d)) return seedDecisionSection(d, s.comparison ?? { treatment: 'treatment', baseline: 'baseline' }, charts !== undefined);
   const rows = d.criteria.map((c) => {
     const plan = s.plan?.criteria.find((p) => p.id === c.id);
     return [c.id, c.metric, num(c.estimate), `[${num(c.lower)}, ${num(c.upper)}]`, String(c.margin), num(plan?.half_width), c.verdict];
@@ -303,6 +312,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     pilot(s, charts),
     gate(s, charts),
     arms(s, charts),
+    learning(s, charts),
     evaluation(s, charts),
     decision(s, charts),
     designPower(s, charts),

@@ -29,6 +29,7 @@ export { designPower, ASSUMED_DISCORDANCE, type DesignPowerJson } from './design
 export {
   decideAcrossSeeds,
   seedDecisionJson,
+  isSeedDecisionJson,
   type SeedDecision,
   type SeedDecisionJson,
   type SeedReplicate,

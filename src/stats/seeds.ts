@@ -347,3 +347,15 @@ export function seedDecisionJson(d: SeedDecision): SeedDecisionJson {
     })),
   };
 }
+
+/**
+ * Whether a decision's JSON is a decision across seeds ({@link seedDecisionJson}) rather than a paired one (`decisionJson`).
+ *
+ * @example
+ * ```ts
+ * isSeedDecisionJson(summary.decision); // true for a replicated study's summary.json
+ * ```
+ */
+export function isSeedDecisionJson(d: DecisionJson | SeedDecisionJson): d is SeedDecisionJson {
+  return 'per_seed' in d;
+}

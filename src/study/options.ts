@@ -38,6 +38,11 @@ export interface StudyOptions {
   readonly tuningTasks?: number;
   /** tune-kernel's scoring batches per candidate (default: tune-kernel's own). */
   readonly tuningBatches?: number;
+  /**
+   * The most arm x seed jobs (train, eval) running at once (`--jobs`; default: the machine's cores). Each job is
+   * single-threaded; the artifacts are the same for any value.
+   */
+  readonly jobs?: number;
   /** Progress: a phase starts, advances, ends. */
   readonly onPhase?: (event: PhaseEvent) => void;
   /**

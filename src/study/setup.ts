@@ -41,6 +41,9 @@ export function checkOptions(options: StudyOptions): number {
     if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw usage(`${flag} must be an integer >= 1, got ${String(value)}`);
     if (value !== undefined && options.tuneKernel !== true) throw usage(`${flag} applies with --tune-kernel only`);
   }
+  if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1)) {
+    throw usage(`--jobs must be an integer >= 1, got ${String(options.jobs)}`);
+  }
   if (options.evalLimit !== undefined && !(Number.isInteger(options.evalLimit) && options.evalLimit >= 1)) {
     throw usage(`--eval-limit must be an integer >= 1, got ${String(options.evalLimit)}`);
   }

@@ -128,6 +128,19 @@ function advantageNameProblem(name: string): string | undefined {
 }
 
 /**
+ * The learning curve of the `eval` section, when given: `curve_items` (the first N test items) and `curve_every`
+ * (steps between the curve's evals), integers >= 1, both or neither.
+ */
+function collectCurve(p: Problems, value: unknown): void {
+  if (!isObject(value)) return;
+  optionalInteger(p, 'eval.curve_items', value.curve_items, 1);
+  optionalInteger(p, 'eval.curve_every', value.curve_every, 1);
+  if ((value.curve_items === undefined) !== (value.curve_every === undefined)) {
+    p.add(value.curve_items === undefined ? 'eval.curve_items' : 'eval.curve_every', 'must be given with the other: the learning curve needs curve_items and curve_every');
+  }
+}
+
+/**
  * `estimator_modules`, when given: ES modules (paths relative to the spec file) whose default export is an estimator
  * descriptor or an array of them; `rl-adv study` registers them before it reads the arms.
  */
@@ -280,6 +293,7 @@ export function loadStudySpec(json: unknown): StudySpec {
   const activationGate = collectActivationGate(p, 'activation_gate', value.activation_gate);
   const arms = collectArms(p, 'arms', value.arms);
   collectEstimatorModules(p, value.estimator_modules);
+  collectCurve(p, value.eval);
   p.throwIfAny();
   return {
     decisionRule: decisionRule as DecisionRule,

@@ -2,6 +2,8 @@
 // and what report/ reads. Types and constants only, so a reader of a run folder never loads the runner.
 import type { DecisionJson } from '../stats/decision.js';
 import type { DesignPowerJson } from '../stats/design-power.js';
+import type { SeedDecisionJson } from '../stats/seeds.js';
+import type { CurvePoint } from './backends/types.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
@@ -72,7 +74,16 @@ export interface StudySummary {
   fallback?: { estimator: string; ratio: number; ratio_ci95: readonly [number, number] | null; note: string };
   arms?: Record<string, { advantage: string; steps: number; reward_per_step: number[] }>;
   eval?: Record<string, { accuracy: number; n: number; file: string }>;
-  decision?: DecisionJson;
+  /** The decision: the paired one of a single run, or the decision across seeds of a replicated run (docs/method.md section 5.8). */
+  decision?: DecisionJson | SeedDecisionJson;
+  /** The starting policy on the eval items (eval/init.jsonl): what each arm's change is measured from. */
+  start?: { accuracy: number; n: number; file: string };
+  /** One object per seed (a single run has one): its arms and its own exact paired decision. */
+  replicates?: ReplicateSummary[];
+  /** Each arm's change from the starting policy, and the flag when no arm improved on it. */
+  learning?: LearningSummary;
+  /** The learning curve's settings (the spec's eval.curve_items / curve_every), when it has one. */
+  curve?: { items: number; every: number };
   /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
   comparison?: { treatment: string; baseline: string };
   plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };
@@ -83,6 +94,37 @@ export interface StudySummary {
    */
   design_power?: StudyDesignPower | null;
   exit_code?: number;
+}
+
+/** One arm of one seed in summary.json's `replicates`. */
+export interface ReplicateArmSummary {
+  advantage: string;
+  steps: number;
+  reward_per_step: number[];
+  /** Greedy accuracy on the curve items during training (null: no curve, or the backend keeps none). */
+  curve: CurvePoint[] | null;
+  /** Filled by the eval phase. */
+  accuracy?: number;
+  n?: number;
+  eval_file?: string;
+}
+
+/** One seed of summary.json's `replicates`. */
+export interface ReplicateSummary {
+  seed: number;
+  /** The starting policy's accuracy (the same for every seed: one starting policy). */
+  start_accuracy?: number;
+  arms: Record<string, ReplicateArmSummary>;
+  /** This seed's exact paired decision of treatment against baseline (about its two checkpoints only). */
+  difference?: DecisionJson;
+}
+
+/** summary.json's `learning`: each arm's change from the starting policy (an arm improved when its lower bound is above 0). */
+export interface LearningSummary {
+  /** The method of the change intervals (the seed-level method, or the rule's paired method for one seed). */
+  method: string;
+  arms: Record<string, { estimate: number; interval: [number, number]; improved: boolean }>;
+  no_arm_improved: boolean;
 }
 
 /** summary.json's `design_power`: the design's power and the spec's method (the one the study decides with). */

@@ -15,6 +15,7 @@ import { SIM_DEFAULTS, simDefaults } from '../../study/sim/world.js';
 import { CliExit, CliUsageError, EXIT_CODES, withExamples, type CliIo } from '../core.js';
 import { downloadReporter } from '../download-progress.js';
 import { integerOption } from '../options.js';
+import { formatFigure } from '../../internal/figures.js';
 import { readSpec, refuseUnknownGateMetrics } from '../spec.js';
 import { SHIPPED_SPEC, shippedSpecPath, specOption } from '../shipped-spec.js';
 import { TUNING_TASKS } from '../../study/summary.js';
@@ -32,6 +33,7 @@ interface StudyCliOptions {
   dataDir?: string;
   steps?: number;
   evalLimit?: number;
+  jobs?: number;
   calibrationBatches?: number;
   calibrationInterval?: 'jackknife' | 'none';
   tuneKernel?: boolean;
@@ -130,6 +132,7 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(dataDir !== undefined ? { dataDir } : {}),
     ...(options.steps !== undefined ? { steps: options.steps } : {}),
     ...(options.evalLimit !== undefined ? { evalLimit: options.evalLimit } : {}),
+    ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
     ...(options.calibrationBatches !== undefined ? { calibrationBatches: options.calibrationBatches } : {}),
     // run.json keeps its field calibration_bootstrap (0: no interval, else the jackknife) so old runs still resume.
     ...(options.calibrationInterval === 'none' ? { calibrationBootstrap: 0 } : {}),
@@ -139,6 +142,13 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     onPhase: progressPrinter(io),
   });
   const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
+  const learning = summary.learning;
+  if (learning !== undefined) {
+    for (const [arm, c] of Object.entries(learning.arms)) {
+      io.stdout.write(`${arm}: change from the starting policy ${formatFigure(c.estimate)} in [${formatFigure(c.interval[0])}, ${formatFigure(c.interval[1])}] (${learning.method})${c.improved ? '' : ', not an improvement'}\n`);
+    }
+    if (learning.no_arm_improved) io.stdout.write('WARNING: no arm improved on the starting policy; the verdict compares arms that did not learn\n');
+  }
   io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md and report.html${backend.simulation ? ' (simulation)' : ''}\n`);
   if (exitCode !== 0) throw new CliExit(EXIT_CODES.gateFailed);
 }
@@ -183,6 +193,7 @@ export function register(program: Command, io: CliIo): void {
     )
     .option('--steps <n>', "override every arm's steps (quick runs; recorded in the report)", integerOption(1))
     .option('--eval-limit <n>', 'evaluate only the first N test items (quick runs; recorded)', integerOption(1))
+    .option('--jobs <n>', "the most arm x seed jobs (train, eval) at once, each single-threaded; the artifacts are the same for any value (default: the machine's cores)", integerOption(1))
     .option('--calibration-batches <n>', 'B_eff calibration batches (default 20000)', integerOption(2))
     .addOption(
       new Option('--calibration-interval <kind>', "the B_eff ratio's 95% interval: the delete-one-task jackknife, or none (default jackknife)").choices([

@@ -15,7 +15,7 @@ import { specArithSection } from '../load-questions.js';
 import { runDriver } from './driver-process.js';
 import { readJson, readJsonl, writeJsonAtomic, writeJsonlAtomic } from './files.js';
 import { completedFailedReport, preflightChecks, type PreflightReport } from './tinker.js';
-import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
 
 /** The drivers' module. */
 export const TRL_DRIVER_MODULE = 'rl_advantages.study';
@@ -166,13 +166,20 @@ export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
       const resultFile = path.join(req.dir, 'result.json');
       if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
       const needed = req.steps * (req.arm.groups_per_batch ?? 1);
-      const tasks = request(ctx, `${req.phase}_${req.arm.name}`, Array.from(ctx.order.slice(0, needed), (q) => ctx.train[q] as Gsm8kItem));
+      const order = req.order ?? ctx.order;
+      const name = req.seed === undefined ? `${req.phase}_${req.arm.name}` : `${req.phase}_${req.arm.name}_seed${req.seed}`;
+      const tasks = request(ctx, name, Array.from(order.slice(0, needed), (q) => ctx.train[q] as Gsm8kItem));
+      // A replicated run's RL seed, and the learning curve's greedy evals (python/rl_advantages/study/arms.py).
+      const extra = [
+        ...(req.seed === undefined ? [] : ['--seed', String(req.seed)]),
+        ...(req.curve ? ['--curve-items', request(ctx, 'curve', req.curve.items), '--curve-every', String(req.curve.every)] : []),
+      ];
       // Mid-arm checkpoints outside the arm's folder (every trl.save_every steps, python/rl_advantages/study/checkpoints.py):
       // an interrupted driver continues from its latest complete one (--resume; a fresh start when there is none), and
       // the driver removes them once the arm is done.
-      const checkpoints = path.join(trlDir(ctx), 'checkpoints', req.phase, req.arm.name);
-      const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume'];
-      const stdout = await drive(ctx, 'train', args, `${req.phase}_${req.arm.name}`);
+      const checkpoints = path.join(trlDir(ctx), 'checkpoints', req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name);
+      const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume', ...extra];
+      const stdout = await drive(ctx, 'train', args, name);
       let info: { checkpoint?: unknown; advantages_log?: unknown };
       try {
         info = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as typeof info;
@@ -187,6 +194,7 @@ export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
       const result: ArmRunResult = {
         rewardPerStep: rows.map((row) => row.rewards.reduce((s, r) => s + r, 0) / row.rewards.length),
         checkpoint: info.checkpoint,
+        ...(req.curve ? { curve: readJsonl<CurvePoint>(path.join(req.dir, 'curve.jsonl')) } : {}),
       };
       writeJsonAtomic(resultFile, result);
       return result;
@@ -194,7 +202,8 @@ export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
 
     async evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
       if (!existsSync(out)) {
-        const name = `eval_${path.basename(path.dirname(out))}_${path.basename(out, '.jsonl')}`;
+        // Named by the file's place in the run (eval_eval_grpo_g8, eval_seeds_3_eval_grpo_g8): concurrent evals never share a log.
+        const name = `eval_${path.relative(ctx.dir, out).replace(/\.jsonl$/, '').split(path.sep).join('_')}`;
         const file = request(ctx, name, items);
         await drive(ctx, 'eval', ['--checkpoint', checkpoint, '--items', file, '--out', partial(out)], name);
         renameSync(partial(out), out);

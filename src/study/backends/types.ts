@@ -52,6 +52,20 @@ export interface ArmRunRequest {
   readonly steps: number;
   /** The arm's folder (holds advantages.jsonl and the backend's checkpoints). */
   readonly dir: string;
+  /** A replicated run's seed (the RL seed of both arms); absent in a single run (the arms' own seed). */
+  readonly seed?: number;
+  /** The data order this run trains on (the seed's, without the calibration set); absent: the study's. */
+  readonly order?: Int32Array;
+  /** The learning curve: greedy accuracy on `items` at step 0, every `every` steps and at the last step. */
+  readonly curve?: { readonly items: readonly Gsm8kItem[]; readonly every: number };
+}
+
+/** One point of a learning curve (curve.jsonl's rows). */
+export interface CurvePoint {
+  readonly step: number;
+  readonly accuracy: number;
+  readonly correct: number;
+  readonly n: number;
 }
 
 /** What a finished arm run reports. */
@@ -60,6 +74,8 @@ export interface ArmRunResult {
   readonly rewardPerStep: readonly number[];
   /** An opaque reference to the final policy, for {@link StudyBackend.evaluate} (a file or a tinker:// URI). */
   readonly checkpoint: string;
+  /** The learning curve when one was asked for and the backend keeps one (the Tinker backend does not). */
+  readonly curve?: readonly CurvePoint[];
 }
 
 /** One evaluated test item (the `rl-adv decide` prediction format). */

@@ -1,25 +1,42 @@
-// Phase 6 (docs/method.md section 8): both arms trained in full, with the same seed, learning rate and data order.
+// Phase 6 (docs/method.md section 8): both arms trained in full, with the same seed, learning rate and data order;
+// in a replicated run, both arms for every seed (docs/study.md, "Seeds"), as independent jobs (--jobs at once).
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import type { ReplicateSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { armRuns, runArmJobs } from './arm-runs.js';
 import { formatFigure } from '../../internal/figures.js';
+import { curveSettings } from '../replicates.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const { summary, settings } = ctx;
-  summary.arms ??= {};
-  for (const arm of ctx.spec.arms) {
-    const armDir = path.join(ctx.dir, 'arms', arm.name);
-    mkdirSync(armDir, { recursive: true });
-    ctx.events.label(`arms: ${arm.name} (${settings.stepsOf(arm)} steps)`);
-    const result = await ctx.backend.trainArm(ctx.study, { arm, phase: 'full', steps: settings.stepsOf(arm), dir: armDir });
-    summary.arms[arm.name] = { advantage: arm.advantage, steps: settings.stepsOf(arm), reward_per_step: [...result.rewardPerStep] };
-    ctx.state.checkpoints[arm.name] = result.checkpoint;
-    // Saved after each arm, so an interrupted run shows the finished arms.
-    ctx.save();
+  const { summary } = ctx;
+  const runs = armRuns(ctx);
+  const curve = curveSettings(ctx.spec, ctx.study.test);
+  if (curve !== null) summary.curve = { items: curve.items.length, every: curve.every };
+  ctx.events.label(`arms: ${runs.length} arm runs`);
+  const results = await runArmJobs(ctx, 'arms', runs, (r) => {
+    mkdirSync(r.request.dir, { recursive: true });
+    return ctx.backend.trainArm(ctx.study, r.request);
+  });
+  const replicates: ReplicateSummary[] = [];
+  runs.forEach((r, i) => {
+    const result = results[i] as (typeof results)[number];
+    let rep = replicates.find((x) => x.seed === r.seed);
+    if (rep === undefined) replicates.push((rep = { seed: r.seed, arms: {} }));
+    rep.arms[r.arm.name] = { advantage: r.arm.advantage, steps: r.request.steps, reward_per_step: [...result.rewardPerStep], curve: result.curve ? [...result.curve] : null };
+    ctx.state.checkpoints[`${r.seed}/${r.arm.name}`] = result.checkpoint;
+  });
+  summary.replicates = replicates;
+  // A single run keeps its arms where the report and earlier runs read them.
+  if (!runs.some((r) => r.replicated)) {
+    summary.arms = Object.fromEntries(runs.map((r, i) => [r.arm.name, { advantage: r.arm.advantage, steps: r.request.steps, reward_per_step: [...(results[i]?.rewardPerStep ?? [])] }]));
   }
-  const finals = Object.entries(summary.arms).map(([k, v]) => `${k} final reward ${formatFigure(v.reward_per_step.at(-1), 3)}`);
-  return { line: finals.join(', ') };
+  const finalReward = (name: string): string => {
+    const last = replicates.map((rep) => rep.arms[name]?.reward_per_step.at(-1) ?? 0);
+    return formatFigure(last.reduce((a, b) => a + b, 0) / last.length, 3);
+  };
+  const over = replicates.length > 1 ? ` (mean over ${replicates.length} seeds)` : '';
+  return { line: ctx.spec.arms.map((a) => `${a.name} final reward ${finalReward(a.name)}`).join(', ') + over };
 }
 
-/** The arms phase: arms/<arm>/advantages.jsonl and each arm's checkpoint. */
+/** The arms phase: arms/<arm>/ (RUN/seeds/<s>/arms/<arm>/ per seed) and each arm's checkpoint. */
 export const armsPhase: StudyPhaseStep = { name: 'arms', run };

@@ -1,15 +1,17 @@
-// Phase 7b (docs/method.md sections 5 and 8): the paired decision of the treatment against the baseline, and what the
-// design can conclude (its power at the discordance the eval observed, section 5.6).
+// Phase 7b (docs/method.md sections 5 and 8): the decision of the treatment against the baseline, the paired one of a
+// single run or the decision across seeds of a replicated run (section 5.8) with each seed's own paired decision
+// beside it; each arm's change from the starting policy (the no-arm-improved flag); and what the design can conclude.
 import path from 'node:path';
 import { decide, decisionJson } from '../../stats/decision.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
+import { decideAcrossSeeds, seedDecisionJson } from '../../stats/seeds.js';
 import { meanPairedAccuracy, observedDiscordance, studyDesignPower } from '../design-power.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import type { EvalRow } from '../backends/types.js';
-import type { StudyArm } from '../spec.js';
-import type { StudySummary } from '../summary.js';
+import type { LearningSummary, StudySummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { formatFigure } from '../../internal/figures.js';
+import { replicateSeeds } from '../replicates.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -19,22 +21,65 @@ function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   };
 }
 
+/** Each seed's eval rows of one arm, in the replicates' order. */
+function armRows(ctx: PhaseContext, arm: string): EvalRow[][] {
+  return (ctx.summary.replicates ?? []).map((rep) => readJsonl<EvalRow>(path.join(ctx.dir, rep.arms[arm]?.eval_file ?? `eval/${arm}.jsonl`)));
+}
+
+/** Each arm's change from the starting policy: its interval and whether its lower bound is above 0. */
+function learning(ctx: PhaseContext, replicated: boolean): LearningSummary {
+  const start = readJsonl<EvalRow>(path.join(ctx.dir, 'eval', 'init.jsonl'));
+  const seeds = (ctx.summary.replicates ?? []).map((r) => r.seed);
+  const rule = ctx.spec.decisionRule;
+  const arms: LearningSummary['arms'] = {};
+  for (const arm of ctx.spec.arms) {
+    const rows = armRows(ctx, arm.name);
+    let estimate: number;
+    let interval: [number, number];
+    if (replicated) {
+      const d = decideAcrossSeeds({ replicates: rows.map((r, i) => ({ seed: seeds[i] as number, treatment: r, baseline: start })), rule });
+      estimate = d.estimate;
+      interval = [d.interval[0], d.interval[1]];
+    } else {
+      const c = decide(rule, rows[0] ?? [], start).criteria[0];
+      estimate = c?.estimate ?? 0;
+      interval = [c?.lower ?? 0, c?.upper ?? 0];
+    }
+    arms[arm.name] = { estimate, interval, improved: interval[0] > 0 };
+  }
+  const method = replicated ? (rule.seed_method ?? 'seed_item_t') : rule.method;
+  return { method, arms, no_arm_improved: Object.values(arms).every((a) => !a.improved) };
+}
+
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { spec, summary, treatment, baseline } = ctx;
-  const rows = (arm: StudyArm): EvalRow[] => readJsonl<EvalRow>(path.join(ctx.dir, 'eval', `${arm.name}.jsonl`));
-  const treatmentRows = rows(treatment);
-  const baselineRows = rows(baseline);
-  const decision = decide(spec.decisionRule, treatmentRows, baselineRows);
-  const plan = planDecision({ n: decision.n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria });
+  const replicated = replicateSeeds(spec) !== null;
+  const t = armRows(ctx, treatment.name);
+  const b = armRows(ctx, baseline.name);
+  const reps = summary.replicates ?? [];
+  reps.forEach((rep, i) => {
+    rep.difference = decisionJson(decide(spec.decisionRule, t[i] ?? [], b[i] ?? []));
+  });
   summary.comparison = { treatment: treatment.name, baseline: baseline.name };
-  summary.decision = decisionJson(decision);
-  summary.plan = planJson(plan);
-  summary.design_power = studyDesignPower(spec.decisionRule, decision.n, observedDiscordance(treatmentRows, baselineRows), meanPairedAccuracy(treatmentRows, baselineRows));
-  writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan });
-  const c = decision.criteria[0];
-  return {
-    line: `${decision.verdict}${c ? ` (${c.id}: ${formatFigure(c.estimate)} in [${formatFigure(c.lower)}, ${formatFigure(c.upper)}], margin ${c.margin}, half-width ${formatFigure(c.halfWidth)})` : ''}`,
-  };
+  let line: string;
+  if (replicated) {
+    const d = decideAcrossSeeds({ replicates: reps.map((rep, i) => ({ seed: rep.seed, treatment: t[i] ?? [], baseline: b[i] ?? [] })), rule: spec.decisionRule });
+    summary.decision = seedDecisionJson(d);
+    line = `${d.verdict} across ${d.seeds} seeds (${d.method}: ${formatFigure(d.estimate)} in [${formatFigure(d.interval[0])}, ${formatFigure(d.interval[1])}], margin ${d.margin}, half-width ${formatFigure((d.interval[1] - d.interval[0]) / 2)})`;
+  } else {
+    const decision = decide(spec.decisionRule, t[0] ?? [], b[0] ?? []);
+    summary.decision = decisionJson(decision);
+    const c = decision.criteria[0];
+    line = `${decision.verdict}${c ? ` (${c.id}: ${formatFigure(c.estimate)} in [${formatFigure(c.lower)}, ${formatFigure(c.upper)}], margin ${c.margin}, half-width ${formatFigure(c.halfWidth)})` : ''}`;
+  }
+  // The per-seed design (one seed's n items): what each seed's paired decision could conclude.
+  const n = (t[0] ?? []).length;
+  summary.plan = planJson(planDecision({ n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria }));
+  summary.design_power = studyDesignPower(spec.decisionRule, n, observedDiscordance(t[0] ?? [], b[0] ?? []), meanPairedAccuracy(t[0] ?? [], b[0] ?? []));
+  summary.learning = learning(ctx, replicated);
+  writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan, learning: summary.learning });
+  const flag = summary.learning.no_arm_improved ? '; NO ARM IMPROVED on the starting policy' : '';
+  return { line: line + flag };
 }
 
 /** The decision phase: decision.json. */

@@ -1,35 +1,56 @@
-// Phase 7a (docs/method.md section 8): greedy eval of each arm's final policy on the test items (--eval-limit: the first N).
+// Phase 7a (docs/method.md section 8): greedy eval of the starting policy and of each arm's final policy (each arm x
+// seed in a replicated run) on the test items (--eval-limit: the first N), as independent jobs.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { StudyArm } from '../spec.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { accuracy } from './figures.js';
 import { formatFigure } from '../../internal/figures.js';
+import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
 
 /** The arm's final checkpoint: from the arms phase of this process, else from the backend (a resumed run). */
-async function checkpointOf(ctx: PhaseContext, arm: StudyArm): Promise<string> {
-  const known = ctx.state.checkpoints[arm.name];
+async function checkpointOf(ctx: PhaseContext, r: ArmRun): Promise<string> {
+  const known = ctx.state.checkpoints[`${r.seed}/${r.arm.name}`];
   if (known !== undefined) return known;
-  const steps = ctx.settings.stepsOf(arm);
-  return (await ctx.backend.trainArm(ctx.study, { arm, phase: 'full', steps, dir: path.join(ctx.dir, 'arms', arm.name) })).checkpoint;
+  return (await ctx.backend.trainArm(ctx.study, r.request)).checkpoint;
 }
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const evalDir = path.join(ctx.dir, 'eval');
   const test = ctx.study.test;
   const evalItems = ctx.options.evalLimit === undefined ? test : test.slice(0, ctx.options.evalLimit);
-  mkdirSync(evalDir, { recursive: true });
+  const runs = armRuns(ctx);
+  mkdirSync(path.join(ctx.dir, 'eval'), { recursive: true });
+  ctx.events.label(`eval: the starting policy and ${runs.length} arm runs on ${evalItems.length} items`);
+  // The starting policy once: every arm's change is measured from it (summary.json `learning`).
+  const startFile = path.join(ctx.dir, 'eval', 'init.jsonl');
+  const start = await ctx.backend.evaluate(ctx.study, 'init', evalItems, startFile);
+  ctx.summary.start = { accuracy: accuracy(start), n: start.length, file: path.relative(ctx.dir, startFile) };
+  const rows = await runArmJobs(ctx, 'eval', runs, async (r) => {
+    const file = path.join(r.root, 'eval', `${r.arm.name}.jsonl`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    return { file, rows: await ctx.backend.evaluate(ctx.study, await checkpointOf(ctx, r), evalItems, file) };
+  });
   const evals: NonNullable<PhaseContext['summary']['eval']> = {};
-  ctx.summary.eval = evals;
-  for (const arm of ctx.spec.arms) {
-    ctx.events.label(`eval: ${arm.name} on ${evalItems.length} items`);
-    const checkpoint = await checkpointOf(ctx, arm);
-    const file = path.join(evalDir, `${arm.name}.jsonl`);
-    const rows = await ctx.backend.evaluate(ctx.study, checkpoint, evalItems, file);
-    evals[arm.name] = { accuracy: accuracy(rows), n: rows.length, file: path.relative(ctx.dir, file) };
-  }
-  return { line: Object.entries(evals).map(([k, v]) => `${k} ${formatFigure(v.accuracy)}`).join(', ') + ` (accuracy on ${evalItems.length} items)` };
+  runs.forEach((r, i) => {
+    const { file, rows: result } = rows[i] as (typeof rows)[number];
+    const figures = { accuracy: accuracy(result), n: result.length, file: path.relative(ctx.dir, file) };
+    const rep = ctx.summary.replicates?.find((x) => x.seed === r.seed);
+    const arm = rep?.arms[r.arm.name];
+    if (rep !== undefined && arm !== undefined) {
+      rep.start_accuracy = ctx.summary.start?.accuracy;
+      Object.assign(arm, { accuracy: figures.accuracy, n: figures.n, eval_file: figures.file });
+    }
+    if (!r.replicated) evals[r.arm.name] = figures;
+  });
+  if (!runs.some((r) => r.replicated)) ctx.summary.eval = evals;
+  const mean = (name: string): number => {
+    const xs = runs.flatMap((r, i) => (r.arm.name === name ? [accuracy(rows[i]?.rows ?? [])] : []));
+    return xs.reduce((a, b) => a + b, 0) / xs.length;
+  };
+  const over = runs.some((r) => r.replicated) ? `, mean over ${new Set(runs.map((r) => r.seed)).size} seeds` : '';
+  return {
+    line: `init ${formatFigure(ctx.summary.start.accuracy)}, ` + ctx.spec.arms.map((a) => `${a.name} ${formatFigure(mean(a.name))}`).join(', ') + ` (accuracy on ${evalItems.length} items${over})`,
+  };
 }
 
-/** The eval phase: eval/<arm>.jsonl. */
+/** The eval phase: eval/init.jsonl and eval/<arm>.jsonl (RUN/seeds/<s>/eval/<arm>.jsonl per seed). */
 export const evalPhase: StudyPhaseStep = { name: 'eval', run };

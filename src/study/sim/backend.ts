@@ -9,7 +9,7 @@ import type { Estimator } from '../../estimators/types.js';
 import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { AdvantageLogRow } from '../gate-metrics.js';
-import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from '../backends/types.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyBackend, StudyContext, TuningRequest } from '../backends/types.js';
 import { appendJsonLine, keepFirstLines, readJson, writeFileAtomic, writeJsonlAtomic } from '../backends/files.js';
 import { stream } from './random.js';
 import {
@@ -40,6 +40,8 @@ interface SimArmState {
   theta: number[];
   adam: { m: number[]; v: number[]; t: number };
   rewardPerStep: number[];
+  /** The learning curve's points so far (absent: no curve asked for). */
+  curve?: CurvePoint[];
 }
 
 /**
@@ -76,11 +78,17 @@ function armEstimator(ctx: StudyContext, arm: ArmRunRequest['arm']): Estimator {
 }
 
 /** Rollouts of one step: groups_per_batch tasks from the data order, group_size rollouts each. */
-export function stepTasks(ctx: StudyContext, arm: ArmRunRequest['arm'], step: number): number[] {
+export function stepTasks(ctx: StudyContext, arm: ArmRunRequest['arm'], step: number, order: Int32Array = ctx.order): number[] {
   const groups = arm.groups_per_batch ?? 1;
   const tasks: number[] = [];
-  for (let g = 0; g < groups; g++) tasks.push(ctx.order[step * groups + g] as number);
+  for (let g = 0; g < groups; g++) tasks.push(order[step * groups + g] as number);
   return tasks;
+}
+
+/** The simulated policy's greedy accuracy on the curve items at a step: the same rule as the eval (greedyCorrect). */
+function curvePoint(w: SimWorld, policy: SimPolicy, items: readonly Gsm8kItem[], step: number): CurvePoint {
+  const correct = items.filter((item) => greedyCorrect(policy, w.test, item.index)).length;
+  return { step, accuracy: correct / items.length, correct, n: items.length };
 }
 
 /**
@@ -175,6 +183,7 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
           theta: Array.from(policy.theta),
           adam: { m: Array.from(adam.m), v: Array.from(adam.v), t: adam.t },
           rewardPerStep: [],
+          ...(request.curve ? { curve: [curvePoint(w, policy, request.curve.items, 0)] } : {}),
         };
       }
       // The log may hold a line written after the last checkpoint (killed in between): drop it.
@@ -185,16 +194,19 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
       const groupSize = arm.group_size ?? 1;
       const lr = armLr(ctx, arm) * config.lrScale;
       const needed = steps * (arm.groups_per_batch ?? 1);
-      if (needed > ctx.order.length - 64) {
+      // A seed's order already leaves the calibration set out; the study's has it at its end.
+      const available = request.order ? request.order.length : ctx.order.length - 64;
+      if (needed > available) {
         throw new RlAdvantagesError(
-          `arm ${arm.name} needs ${needed} training tasks but only ${ctx.order.length - 64} are outside the calibration set`,
+          `arm ${arm.name} needs ${needed} training tasks but only ${available} are outside the calibration set`,
           { code: 'too_many_steps', field: 'steps' },
         );
       }
       for (let step = state.step; step < steps; step++) {
         // One stream per step: a resumed run draws exactly what an uninterrupted one would.
-        const rng = stream(ctx.seed, `rollouts/${phase}/${arm.name}/${step}`);
-        const tasks = stepTasks(ctx, arm, step);
+        const key = request.seed === undefined ? `rollouts/${phase}/${arm.name}/${step}` : `rollouts/${phase}/${arm.name}/seed-${request.seed}/${step}`;
+        const rng = stream(ctx.seed, key);
+        const tasks = stepTasks(ctx, arm, step, request.order);
         const rollouts: SimRollout[] = [];
         const prompts: string[] = [];
         const groupIds: number[] = [];
@@ -241,6 +253,9 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
         state.theta0 = policy.theta0;
         state.theta = Array.from(policy.theta);
         state.adam = { m: Array.from(adam.m), v: Array.from(adam.v), t: adam.t };
+        if (request.curve && state.curve && (state.step % request.curve.every === 0 || state.step === steps)) {
+          state.curve.push(curvePoint(w, policy, request.curve.items, state.step));
+        }
         writeFileAtomic(stateFile, JSON.stringify(state));
         ctx.progress(state.step, steps);
         pause();
@@ -249,7 +264,8 @@ export function createSimBackend(config: SimConfig = SIM_DEFAULTS): StudyBackend
         state.done = true;
         writeFileAtomic(stateFile, JSON.stringify(state));
       }
-      return Promise.resolve({ rewardPerStep: state.rewardPerStep, checkpoint: stateFile });
+      if (state.curve) writeJsonlAtomic(path.join(request.dir, 'curve.jsonl'), state.curve);
+      return Promise.resolve({ rewardPerStep: state.rewardPerStep, checkpoint: stateFile, ...(state.curve ? { curve: state.curve } : {}) });
     },
 
     evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
