@@ -43,12 +43,14 @@ def load_tokenizer(source: str) -> Any:
 
 
 def load_policy(source: str, adapter: str | None = None) -> Any:
-    """The starting policy (float32), with an arm's LoRA adapter merged in when given; in eval mode."""
+    """The starting policy (float32), with an arm's LoRA adapter merged in when given, or an arm's whole trained model
+    (full fine-tuning: a folder without ``adapter_config.json``); in eval mode."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
-    if adapter:
+    full = adapter is not None and not os.path.exists(os.path.join(adapter, "adapter_config.json"))
+    model = AutoModelForCausalLM.from_pretrained(adapter if full else source, dtype=torch.float32)
+    if adapter and not full:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
