@@ -6,8 +6,10 @@ a failed check; the last stdout line of ``train`` is its JSON result):
 - ``probe``: what the spec needs that this machine lacks (prints one JSON object; exit 2 when anything is missing).
 - ``preflight --tasks FILE --out FILE``: the correctness preflight (rl_advantages.study.preflight).
 - ``sample --tasks FILE --rollouts N --seed S --out FILE``: the starting policy's rollouts, ``{task_id, prompt, reward}``.
-- ``train --arm NAME --steps N --tasks FILE --out-dir DIR [--checkpoint-dir DIR [--save-every N] [--resume]]``: one
-  arm (rl_advantages.study.arms), with mid-arm checkpoints it can resume from (rl_advantages.study.checkpoints).
+- ``train --arm NAME --steps N --tasks FILE --out-dir DIR [--seed S] [--curve-items FILE --curve-every K]
+  [--checkpoint-dir DIR [--save-every N] [--resume]]``: one arm (rl_advantages.study.arms) with the RL seed S (default:
+  the arm's), its learning curve (greedy accuracy on the curve items at step 0, every K steps and the last, in
+  ``DIR/curve.jsonl``), and mid-arm checkpoints it can resume from (rl_advantages.study.checkpoints).
 - ``eval --checkpoint init|ADAPTER --items FILE --out FILE``: greedy decoding graded by our grader.
 
 Common options: ``--spec``, ``--run-dir``, ``--data-dir`` and ``--model PATH`` (a local starting policy instead of
@@ -130,11 +132,27 @@ def cmd_sample(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
-    from .arms import Checkpointing, train_arm
+    import dataclasses
+
+    from .arms import Checkpointing, Curve, train_arm
     from .checkpoints import fingerprint
 
     source = ensure_init(settings, args)
     arm = settings.arm(args.arm)
+    if args.seed is not None:
+        if args.seed < 0:
+            raise DriverError(f"--seed must be an integer >= 0, got {args.seed}")
+        arm = dataclasses.replace(arm, seed=args.seed)
+    if (args.curve_items is None) != (args.curve_every is None):
+        raise DriverError("--curve-items and --curve-every go together (the learning curve's items and steps between its evals)")
+    curve = None
+    if args.curve_items is not None:
+        if args.curve_every < 1:
+            raise DriverError(f"--curve-every must be an integer >= 1, got {args.curve_every}")
+        items = read_items(args.curve_items)
+        if not items:
+            raise DriverError(f"--curve-items {args.curve_items}: no items")
+        curve = Curve(items=items, every=args.curve_every, path=os.path.join(args.out_dir, "curve.jsonl"))
     if args.save_every is not None and args.save_every < 1:
         raise DriverError(f"--save-every must be an integer >= 1, got {args.save_every}")
     if args.checkpoint_dir is None and (args.resume or args.save_every is not None):
@@ -146,7 +164,7 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
         saving = Checkpointing(args.checkpoint_dir, args.save_every or settings.save_every, args.resume, mark)
     deterministic(arm.seed, settings.threads)
     with open_server(args) as server:
-        result = train_arm(settings, source, arm, args.steps, read_items(args.tasks), args.out_dir, server, saving)
+        result = train_arm(settings, source, arm, args.steps, read_items(args.tasks), args.out_dir, server, saving, curve)
     print(json.dumps(result))
     return 0
 
@@ -185,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--steps", type=int, required=True)
     s.add_argument("--tasks", required=True)
     s.add_argument("--out-dir", required=True)
+    s.add_argument("--seed", type=int, default=None, help="the RL seed (initialisation, sampling; default: the arm's seed in the spec)")
+    s.add_argument("--curve-items", default=None, help="items file of the learning curve's greedy evals (with --curve-every)")
+    s.add_argument("--curve-every", type=int, default=None, help="steps between the learning curve's evals (and at step 0 and the last step)")
     s.add_argument("--checkpoint-dir", default=None, help="keep mid-arm checkpoints here (default: none; the study passes RUN/trl/checkpoints/PHASE/ARM)")
     s.add_argument("--save-every", type=int, default=None, help="steps between checkpoints (default: the spec's trl.save_every, else 10)")
     s.add_argument("--resume", action="store_true", help="continue from the latest complete checkpoint in --checkpoint-dir, if any (default: refuse one)")

@@ -70,6 +70,9 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str, save_eve
 
 
 def lora_config(settings: Settings) -> Any:
+    """peft's LoRA on every linear layer, or None for full fine-tuning (the spec's ``lora_rank`` 0)."""
+    if settings.lora_rank == 0:
+        return None
     from peft import LoraConfig
 
     return LoraConfig(r=settings.lora_rank, lora_alpha=settings.lora_alpha, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
@@ -137,6 +140,39 @@ def question_text(row: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Curve:
+    """The learning curve's evals: greedy accuracy on ``items`` at step 0, every ``every`` steps and at the last
+    step, written to ``path`` (``curve.jsonl``: ``{"step", "accuracy", "correct", "n"}`` rows, whole after each)."""
+
+    items: Sequence[Item]
+    every: int
+    path: str
+
+
+def curve_row(settings: Settings, model: Any, tok: Any, curve: Curve, step: int) -> dict[str, Any]:
+    """One greedy eval of the policy being trained. Greedy decoding draws no random numbers and the model goes back
+    to train mode, so an arm with curve evals trains exactly as one without (tested)."""
+    from .policy import generate, grade
+
+    was_training = model.training
+    model.eval()
+    rows = grade(curve.items, generate(settings, model, tok, [i.question for i in curve.items], greedy=True))
+    if was_training:
+        model.train()
+    correct = sum(1 for r in rows if r["correct"])
+    return {"step": step, "accuracy": correct / len(rows), "correct": correct, "n": len(rows)}
+
+
+def read_curve(path: str, up_to: int) -> list[dict[str, Any]]:
+    """A resumed arm's curve rows of the steps it keeps (those up to its checkpoint's step)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    return [r for r in rows if r["step"] <= up_to]
+
+
+@dataclass(frozen=True)
 class Checkpointing:
     """Where and how often an arm keeps its mid-arm checkpoints (checkpoints.py), and what they must belong to."""
 
@@ -146,12 +182,16 @@ class Checkpointing:
     fingerprint: dict[str, Any]
 
 
-def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequence[Item], out_dir: str, server: Any, saving: Checkpointing | None = None) -> dict[str, Any]:
+def train_arm(
+    settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequence[Item], out_dir: str, server: Any, saving: Checkpointing | None = None, curve: Curve | None = None
+) -> dict[str, Any]:
     """Trains ``arm`` for ``steps`` steps on the front of ``tasks``; writes ``out_dir/advantages.jsonl`` and the
     final LoRA adapter ``out_dir/adapter``; returns ``{"checkpoint", "advantages_log", "seconds", "resumed_from_step"}``.
     With ``saving``, TRL's checkpoint and the log rows so far are kept every ``save_every`` steps, and a resume
     continues from the latest complete one (``trainer.train(resume_from_checkpoint=...)``), giving the same log and
-    adapter, bit for bit, as an uninterrupted run (docs/trl.md, "Determinism")."""
+    adapter, bit for bit, as an uninterrupted run (docs/trl.md, "Determinism"). With ``curve``, the learning curve's
+    greedy evals (:class:`Curve`); a resumed arm keeps the rows up to its checkpoint and recomputes the rest. With the
+    spec's ``lora_rank`` 0 the whole model is trained and ``out_dir/adapter`` holds the whole model."""
     import torch
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, TrainerCallback
@@ -179,6 +219,8 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
     log.bind(tok.eos_token_id, settings.max_tokens)
     if resume_from is not None:
         log.rows = resume_from[1]
+    resumed = int(os.path.basename(resume_from[0]).split("-")[-1]) if resume_from else None
+    curve_rows = read_curve(curve.path, resumed) if curve and resumed is not None else []
     torch.manual_seed(arm.seed)
     trainer = GRPOTrainer(
         model=model,
@@ -197,6 +239,9 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
             n = arm.group_size * arm.groups_per_batch
             trained = list(trainer._logs["advantages"])[-n:]
             log.end_step(state.global_step - 1, trained, trainer.last_advantage_result, trainer.last_advantage_inputs)
+            if curve and (state.global_step % curve.every == 0 or state.global_step == steps):
+                curve_rows.append(curve_row(settings, trainer.model, tok, curve, state.global_step))
+                write_jsonl(curve.path, curve_rows)
 
         def on_save(self, args: Any, state: Any, control: Any, **_: Any) -> None:
             # Trainer._save_checkpoint has written checkpoint-N whole; the rows make it complete (transformers 5.18.0).
@@ -206,6 +251,9 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
             kill_point(arm.name, state.global_step)
 
     trainer.add_callback(AfterStep())
+    if curve and resume_from is None:
+        curve_rows.append(curve_row(settings, trainer.model, tok, curve, 0))
+        write_jsonl(curve.path, curve_rows)
     started = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from[0] if resume_from else None)
     seconds = time.perf_counter() - started
@@ -214,8 +262,8 @@ def train_arm(settings: Settings, source: str, arm: Arm, steps: int, tasks: Sequ
     write_jsonl(log.path, log.rows)
     if saving:
         remove_folder(saving.folder)
-    resumed = int(os.path.basename(resume_from[0]).split("-")[-1]) if resume_from else None
-    return {"checkpoint": adapter, "advantages_log": log.path, "seconds": round(seconds, 3), "resumed_from_step": resumed}
+    result = {"checkpoint": adapter, "advantages_log": log.path, "seconds": round(seconds, 3), "resumed_from_step": resumed}
+    return {**result, "curve": curve.path} if curve else result
 
 
 def dump_result(result: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ the same weights and the same samples (the drivers run with ``torch.use_determin
 from __future__ import annotations
 
 import os
+import random
 import time
 from typing import Any, Sequence
 
@@ -43,12 +44,14 @@ def load_tokenizer(source: str) -> Any:
 
 
 def load_policy(source: str, adapter: str | None = None) -> Any:
-    """The starting policy (float32), with an arm's LoRA adapter merged in when given; in eval mode."""
+    """The starting policy (float32), with an arm's LoRA adapter merged in when given, or an arm's whole trained model
+    (full fine-tuning: a folder without ``adapter_config.json``); in eval mode."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
-    if adapter:
+    full = adapter is not None and not os.path.exists(os.path.join(adapter, "adapter_config.json"))
+    model = AutoModelForCausalLM.from_pretrained(adapter if full else source, dtype=torch.float32)
+    if adapter and not full:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
@@ -105,14 +108,37 @@ def grade(items: Sequence[Item], completions: Sequence[tuple[str, bool]]) -> lis
 # The small world's pre-training
 
 
-def _sft_batch(tok: Any, items: Sequence[Item]) -> dict[str, Any]:
+def taught_answers(items: Sequence[Item], slip_fraction: float, seed: int, operations: Sequence[str] | None = None) -> list[str]:
+    """The answers the pre-training teaches: the reference, except on a ``slip_fraction`` of the items (drawn with
+    ``random.Random(seed)``, independently per item) whose question starts with one of ``operations`` (None: every
+    item), where it is the reference plus one, a systematic slip.
+
+    The slip is the small world's model of imperfect demonstrations: the starting policy puts probability on a
+    consistent wrong answer, which a verifier's reward can correct by RL (docs/trl.md, "Making the small world
+    learn"). The held-out starting accuracy is graded against the true references.
+
+    >>> taught_answers([Item("a", "plus 1x1: 3 + 4 =", "7"), Item("b", "minus 1x1: 1 - 4 =", "-3")], 1.0, 0)
+    ['8', '-2']
+    >>> taught_answers([Item("a", "plus 1x1: 3 + 4 =", "7"), Item("b", "times 1x1: 2 * 4 =", "8")], 1.0, 0, ["plus"])
+    ['8', '8']
+    """
+    rng = random.Random(seed)
+    out = []
+    for item in items:
+        eligible = operations is None or item.question.split(" ", 1)[0] in operations
+        slipped = rng.random() < slip_fraction and eligible
+        out.append(str(int(item.reference) + 1) if slipped else item.reference)
+    return out
+
+
+def _sft_batch(tok: Any, items: Sequence[Item], answers: Sequence[str]) -> dict[str, Any]:
     """Prompt + ``\\boxed{answer}`` + EOS, left-padded; the loss only on the answer and EOS."""
     import torch
 
     seqs, prompt_lens = [], []
-    for item in items:
+    for item, taught in zip(items, answers):
         prompt = tok(item.question, add_special_tokens=False)["input_ids"]
-        answer = tok("\\boxed{" + item.reference + "}", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+        answer = tok("\\boxed{" + taught + "}", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
         seqs.append(prompt + answer)
         prompt_lens.append(len(prompt))
     width = max(len(s) for s in seqs)
@@ -141,7 +167,14 @@ def pretrain(settings: Settings, run_dir: str, sft_items: Sequence[Item], seed: 
     steps, batch, lr, held = int(p.get("steps", 500)), int(p.get("batch_size", 64)), float(p.get("lr", 3e-3)), int(p.get("eval_items", 500))
     if len(sft_items) <= held:
         raise DriverError(f"the sft split has {len(sft_items)} items; pretrain.eval_items {held} must leave some to train on")
+    slip = float(p.get("slip_fraction", 0.0))
+    if not 0.0 <= slip <= 1.0:
+        raise DriverError(f'field "pretrain.slip_fraction": must be a number in [0, 1] (the fraction of demonstrations taught the answer plus one), got {slip}')
     train, heldout = sft_items[:-held], sft_items[-held:]
+    slip_ops = p.get("slip_operations")
+    if slip_ops is not None and (not isinstance(slip_ops, list) or not all(isinstance(o, str) and o for o in slip_ops)):
+        raise DriverError(f'field "pretrain.slip_operations": must be a list of operation words (e.g. ["plus", "minus"]), got {slip_ops!r}')
+    answers = taught_answers(train, slip, seed, slip_ops)
     tok = char_tokenizer()
     model = build_model(settings.model_config or {}, len(tok), tok.pad_token_id, tok.eos_token_id, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
@@ -150,11 +183,12 @@ def pretrain(settings: Settings, run_dir: str, sft_items: Sequence[Item], seed: 
     model.train()
     losses = []
     for step in range(steps):
-        chunk = [train[(step * batch + k) % len(train)] for k in range(batch)]
+        at = [(step * batch + k) % len(train) for k in range(batch)]
+        chunk, taught = [train[i] for i in at], [answers[i] for i in at]
         scale = min(1.0, (step + 1) / warmup) * max(0.1, 1.0 - step / steps)
         for group in optimizer.param_groups:
             group["lr"] = lr * scale
-        loss = model(**_sft_batch(tok, chunk)).loss
+        loss = model(**_sft_batch(tok, chunk, taught)).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -173,6 +207,8 @@ def pretrain(settings: Settings, run_dir: str, sft_items: Sequence[Item], seed: 
         "seed": seed,
         "parameters": sum(t.numel() for t in model.parameters()),
         "final_loss": losses[-1],
+        "slip_fraction": slip,
+        "slip_operations": slip_ops,
         "heldout_items": held,
         "heldout_accuracy": accuracy,
         "target_accuracy": list(p.get("target_accuracy", [0.3, 0.7])),

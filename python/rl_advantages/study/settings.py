@@ -104,6 +104,9 @@ def load_settings(path: str) -> Settings:
     save_every = trl.get("save_every", DEFAULT_SAVE_EVERY)
     if isinstance(save_every, bool) or not isinstance(save_every, int) or save_every < 1:
         raise DriverError(f'--spec {path}: field "trl.save_every": must be an integer >= 1 (steps between checkpoints), got {json.dumps(save_every)}')
+    lora_rank = raw.get("lora_rank", 32)
+    if isinstance(lora_rank, bool) or not isinstance(lora_rank, int) or lora_rank < 0:
+        raise DriverError(f'--spec {path}: field "lora_rank": must be an integer >= 0 (0: full fine-tuning, no LoRA), got {json.dumps(lora_rank)}')
     return Settings(
         raw=raw,
         arms=arms,
@@ -111,8 +114,8 @@ def load_settings(path: str) -> Settings:
         model_config=raw.get("model_config"),
         pretrain=raw.get("pretrain"),
         renderer=str(raw.get("renderer", "plain")),
-        lora_rank=int(raw.get("lora_rank", 32)),
-        lora_alpha=int(trl.get("lora_alpha", 2 * int(raw.get("lora_rank", 32)))),
+        lora_rank=lora_rank,
+        lora_alpha=int(trl.get("lora_alpha", 2 * lora_rank)),
         max_tokens=int(raw.get("max_tokens", 512)),
         temperature=float(trl.get("temperature", 1.0)),
         threads=int(trl.get("threads", 1)),

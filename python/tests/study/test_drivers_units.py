@@ -86,3 +86,20 @@ def test_probe_needs_nothing_for_the_world_and_names_a_missing_model_folder(tmp_
     assert missing_requirements(load_settings(str(ARITH)), None) == []
     missing = missing_requirements(load_settings(str(GSM8K)), str(tmp_path))
     assert missing == [f"model weights at --model {tmp_path} (no config.json there)"]
+
+
+def test_lora_rank_zero_is_full_fine_tuning_and_is_checked(tmp_path: Path) -> None:
+    from rl_advantages.study.arms import lora_config
+
+    spec = json.loads(ARITH.read_text())
+    for value, ok in ((0, True), (8, True), (-1, False), (1.5, False), (False, False), ("8", False)):
+        spec["lora_rank"] = value
+        path = tmp_path / "spec.json"
+        path.write_text(json.dumps(spec))
+        if ok:
+            settings = load_settings(str(path))
+            assert settings.lora_rank == value
+            assert (lora_config(settings) is None) == (value == 0)
+        else:
+            with pytest.raises(DriverError, match=r'field "lora_rank": must be an integer >= 0'):
+                load_settings(str(path))

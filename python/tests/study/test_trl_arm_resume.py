@@ -48,6 +48,7 @@ def _world(folder: Path) -> None:
     sft = [item(i, "sft") for i in range(3000)]
     (folder / "train.jsonl").write_text("".join(json.dumps({"question": r["question"], "answer": f"#### {r['reference']}"}) + "\n" for r in train))
     (folder / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in train))
+    (folder / "curve.jsonl").write_text("".join(json.dumps(item(i, "test")) + "\n" for i in range(40)))
     (folder / "sft.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sft))
     spec = json.loads(SPEC.read_text())
     spec["pretrain"].update(steps=150, eval_items=100)
@@ -82,7 +83,10 @@ def test_killed_and_resumed_arm_equals_an_uninterrupted_one(world: Path) -> None
     whole = train(world, "whole")  # pre-trains the starting policy into RUN/trl/init first
     assert whole.returncode == 0, whole.stderr[-3000:]
     ckpt = world / "ckpt"
-    killed = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), env={"RL_ADV_TRL_KILL_AT": f"{ARM}:2"})
+    # The resumed arm also keeps a learning curve (every 3 steps: 0, 3 and the last, 4): its greedy evals must not
+    # change the training (same log and adapter as "whole", which has none) and must resume to the same rows.
+    curve = ("--curve-items", str(world / "data" / "curve.jsonl"), "--curve-every", "3")
+    killed = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), *curve, env={"RL_ADV_TRL_KILL_AT": f"{ARM}:2"})
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
     # The arm's log holds the steps of its latest checkpoint (what `rl-adv study --resume` reports).
     first = (world / "whole" / "advantages.jsonl").read_bytes().splitlines(keepends=True)[:2]
@@ -92,10 +96,11 @@ def test_killed_and_resumed_arm_equals_an_uninterrupted_one(world: Path) -> None
     for name in ("adapter_model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth", "trainer_state.json", ROWS_FILE):
         assert (ckpt / "checkpoint-2" / name).is_file(), name
 
-    refused = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY))
+    assert [json.loads(line)["step"] for line in (world / "resumed" / "curve.jsonl").read_text().splitlines()] == [0]
+    refused = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), *curve)
     assert refused.returncode == 2 and "pass --resume to continue from it" in refused.stderr
 
-    resumed = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), "--resume")
+    resumed = train(world, "resumed", "--checkpoint-dir", str(ckpt), "--save-every", str(EVERY), "--resume", *curve)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout.strip().splitlines()[-1])["resumed_from_step"] == 2
     assert not ckpt.exists(), "a finished arm removes its checkpoints"
@@ -111,6 +116,29 @@ def test_killed_and_resumed_arm_equals_an_uninterrupted_one(world: Path) -> None
         assert torch.equal(a[key], b[key]), key
     # The LoRA B matrices start at zero: non-zero ones show that the arm trained.
     assert any(k.endswith("lora_B.weight") and a[k].abs().max().item() > 0 for k in a)
+    # The resumed curve equals an uninterrupted arm's with the same curve.
+    curved = train(world, "curved", *curve)
+    assert curved.returncode == 0, curved.stderr[-3000:]
+    assert json.loads(curved.stdout.strip().splitlines()[-1])["curve"].endswith("curve.jsonl")
+    points = [json.loads(line) for line in (world / "curved" / "curve.jsonl").read_text().splitlines()]
+    assert [p["step"] for p in points] == [0, 3, 4] and all(p["n"] == 40 and p["correct"] == round(p["accuracy"] * 40) for p in points)
+    assert (world / "resumed" / "curve.jsonl").read_bytes() == (world / "curved" / "curve.jsonl").read_bytes()
+
+
+def test_the_seed_flag_sets_the_rl_seed(world: Path) -> None:
+    """--seed 0 is the spec arm's own seed (0): the same bytes as no flag; --seed 1 samples other rollouts."""
+    whole = world / "whole" / "advantages.jsonl"
+    if not whole.exists():
+        assert train(world, "whole").returncode == 0
+    zero, one = train(world, "seed0", "--seed", "0"), train(world, "seed1", "--seed", "1")
+    assert zero.returncode == 0 and one.returncode == 0, (zero.stderr + one.stderr)[-3000:]
+    assert (world / "seed0" / "advantages.jsonl").read_bytes() == whole.read_bytes()
+    rewards = lambda out: [json.loads(line)["rewards"] for line in (world / out / "advantages.jsonl").read_text().splitlines()]  # noqa: E731
+    assert rewards("seed1") != rewards("seed0")
+    bad = train(world, "seedbad", "--seed", "-1")
+    assert bad.returncode == 2 and "--seed must be an integer >= 0" in bad.stderr
+    lone = train(world, "lone", "--curve-every", "2")
+    assert lone.returncode == 2 and "--curve-items and --curve-every go together" in lone.stderr
 
 
 def test_a_checkpoint_of_another_run_is_refused(world: Path) -> None:
