@@ -56,7 +56,12 @@ export {
   type StudyDesignPower,
   type TuningSummary,
   type TuningKernelSummary,
+  type ReplicateSummary,
+  type ReplicateArmSummary,
+  type LearningSummary,
 } from './summary.js';
+export { runJobs, type StudyJob } from './jobs.js';
+export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';
 export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './revise.js';
 export {
   studyOrder,
@@ -69,7 +74,7 @@ export {
 } from './task-sets.js';
 export { armKernels } from './arm-kernels.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './options.js';
-export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest } from './backends/types.js';
+export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest, CurvePoint } from './backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './backends/preflight.js';
 export { createSimBackend } from './sim/backend.js';

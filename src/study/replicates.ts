@@ -9,7 +9,14 @@ import type { StudySpec } from './spec.js';
 import { studyOrder } from './task-sets.js';
 import { CALIBRATION_TASKS } from './summary.js';
 
-/** The replicated seeds of a spec (decision_rule.seeds with two or more), else null (a single run). */
+/**
+ * The replicated seeds of a spec (decision_rule.seeds with two or more), else null (a single run).
+ *
+ * @example
+ * ```ts
+ * replicateSeeds(loadStudySpec(readFileSync('specs/arith-gs1-vs-grpo.json', 'utf8'))); // [0, 1, 2, 3, 4]
+ * ```
+ */
 export function replicateSeeds(spec: StudySpec): readonly number[] | null {
   const seeds = spec.decisionRule.seeds;
   return seeds !== undefined && seeds.length >= 2 ? seeds : null;
@@ -34,7 +41,15 @@ export function seedOrder(ctx: StudyContext, backend: StudyBackend['name'], seed
   return Int32Array.from(Array.from(studyOrder(backend, ctx.train.length, seed)).filter((q) => !calibration.has(q)));
 }
 
-/** The learning curve of the spec's `eval` section: the first `curve_items` test items, every `curve_every` steps. */
+/**
+ * The learning curve of the spec's `eval` section: the first `curve_items` test items, every `curve_every` steps;
+ * null when the spec asks for none.
+ *
+ * @example
+ * ```ts
+ * curveSettings(spec, test)?.every; // 20 for specs/arith-gs1-vs-grpo.json
+ * ```
+ */
 export function curveSettings(spec: StudySpec, test: readonly Gsm8kItem[]): { items: readonly Gsm8kItem[]; every: number } | null {
   const e = spec.raw.eval as { curve_items?: number; curve_every?: number } | null | undefined;
   if (e?.curve_items === undefined || e.curve_every === undefined) return null;
