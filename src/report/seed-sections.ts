@@ -97,7 +97,9 @@ export function learningSection(l: LearningInputs, charts: boolean): ReportSecti
     align: ['l', 'r', 'l', 'l', 'l'],
   });
   if (l.startAccuracy !== null) blocks.push({ kind: 'text', text: `Starting policy: accuracy ${num(l.startAccuracy)} on the test items.` });
-  if (charts && l.curves.length > 0) {
+  // A single run without a learning curve has only its reward per step, which the arms section draws already.
+  const drawn = l.curves.some((c) => c.curve.length > 0) || new Set(l.curves.map((c) => c.seed)).size > 1;
+  if (charts && drawn) {
     blocks.push({
       kind: 'chart',
       render: async () =>

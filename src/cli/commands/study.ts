@@ -142,6 +142,7 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     onPhase: progressPrinter(io),
   });
   const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
+  io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md and report.html${backend.simulation ? ' (simulation)' : ''}\n`);
   const learning = summary.learning;
   if (learning !== undefined) {
     for (const [arm, c] of Object.entries(learning.arms)) {
@@ -149,7 +150,6 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     }
     if (learning.no_arm_improved) io.stdout.write('WARNING: no arm improved on the starting policy; the verdict compares arms that did not learn\n');
   }
-  io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md and report.html${backend.simulation ? ' (simulation)' : ''}\n`);
   if (exitCode !== 0) throw new CliExit(EXIT_CODES.gateFailed);
 }
 
