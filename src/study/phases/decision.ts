@@ -26,14 +26,14 @@ function armRows(ctx: PhaseContext, arm: string): EvalRow[][] {
   return (ctx.summary.replicates ?? []).map((rep) => readJsonl<EvalRow>(path.join(ctx.dir, rep.arms[arm]?.eval_file ?? `eval/${arm}.jsonl`)));
 }
 
-/** Each arm's change from the starting policy: its interval and whether its lower bound is above 0. */
-function learning(ctx: PhaseContext, replicated: boolean): LearningSummary {
+/** Each arm's change from the starting policy: its interval and whether its lower bound is above 0. `rowsOf`: each arm's per-seed eval rows, read once. */
+function learning(ctx: PhaseContext, replicated: boolean, rowsOf: ReadonlyMap<string, EvalRow[][]>): LearningSummary {
   const start = readJsonl<EvalRow>(path.join(ctx.dir, 'eval', 'init.jsonl'));
   const seeds = (ctx.summary.replicates ?? []).map((r) => r.seed);
   const rule = ctx.spec.decisionRule;
   const arms: LearningSummary['arms'] = {};
   for (const arm of ctx.spec.arms) {
-    const rows = armRows(ctx, arm.name);
+    const rows = rowsOf.get(arm.name) ?? [];
     let estimate: number;
     let interval: [number, number];
     if (replicated) {
@@ -54,8 +54,10 @@ function learning(ctx: PhaseContext, replicated: boolean): LearningSummary {
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { spec, summary, treatment, baseline } = ctx;
   const replicated = replicateSeeds(spec) !== null;
-  const t = armRows(ctx, treatment.name);
-  const b = armRows(ctx, baseline.name);
+  // Every arm's eval files, read once for the decision and the changes from the start.
+  const rowsOf = new Map(ctx.spec.arms.map((arm) => [arm.name, armRows(ctx, arm.name)] as const));
+  const t = rowsOf.get(treatment.name) ?? [];
+  const b = rowsOf.get(baseline.name) ?? [];
   const reps = summary.replicates ?? [];
   reps.forEach((rep, i) => {
     rep.difference = decisionJson(decide(spec.decisionRule, t[i] ?? [], b[i] ?? []));
@@ -76,7 +78,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const n = (t[0] ?? []).length;
   summary.plan = planJson(planDecision({ n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria }));
   summary.design_power = studyDesignPower(spec.decisionRule, n, observedDiscordance(t[0] ?? [], b[0] ?? []), meanPairedAccuracy(t[0] ?? [], b[0] ?? []));
-  summary.learning = learning(ctx, replicated);
+  summary.learning = learning(ctx, replicated, rowsOf);
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan, learning: summary.learning });
   const flag = summary.learning.no_arm_improved ? '; NO ARM IMPROVED on the starting policy' : '';
   return { line: line + flag };
