@@ -10,7 +10,7 @@ import { link, lstat, readlink, realpath, rename, stat, unlink } from 'node:fs/p
 import { basename, dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { RlAdvantagesIoError } from '../errors.js';
-import { errnoReason, IO_ERRNOS, writeAllSync, writeFileDurable, writeTempBeside } from '../internal/durable-write.js';
+import { errnoReason, IO_ERRNOS, remedy, writeAllSync, writeFileDurable, writeTempBeside } from '../internal/durable-write.js';
 import { CliUsageError, type CliIo } from './core.js';
 import { STDIO } from './io.js';
 
@@ -167,8 +167,7 @@ function writeFailure(flag: string, file: string, error: unknown): Error {
   const errno = error instanceof RlAdvantagesIoError ? error.errno : ((error as NodeJS.ErrnoException | null)?.code ?? '');
   const why = errnoReason(errno === '' ? error : { code: errno, message: (error as Error).message });
   if (IO_ERRNOS.has(errno)) {
-    const space = errno === 'ENOSPC' || errno === 'EDQUOT' ? 'free some space, then ' : '';
-    return new RlAdvantagesIoError(`${flag} ${file}: cannot write it: ${why} (${errno}); ${space}run the command again`, { path: file, errno });
+    return new RlAdvantagesIoError(`${flag} ${file}: cannot write it: ${why} (${errno}); ${remedy(errno)}, then run the command again`, { path: file, errno });
   }
   return new CliUsageError(`${flag} ${file}: cannot write it (${errno === 'EACCES' || errno === 'EPERM' ? 'permission denied' : why})`);
 }

@@ -48,8 +48,8 @@ export function errnoReason(error: unknown): string {
   return (code !== undefined ? REASONS[code] : undefined) ?? (typeof message === 'string' ? message : String(error));
 }
 
-/** The remedy a full or failing disk asks for. */
-function remedy(code: string): string {
+/** The remedy a full or failing disk asks for: `free some space`. */
+export function remedy(code: string): string {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'free some space';
   if (code === 'EROFS') return 'write to a writable file system';
   if (code === 'EACCES' || code === 'EPERM') return 'make it writable';

@@ -25,14 +25,36 @@ function prepareDir(dir: string, shown: string): void {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (error) {
-      throw usage(`--out ${shown} cannot be created: ${plainReason(error)}`, 'bad_out_dir');
+      throw folderError(`--out ${shown} cannot be created`, dir, realMkdirError(dir, error));
     }
   }
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    throw usage(`--out ${shown} is not writable: ${plainReason(error)}`, 'bad_out_dir');
+    throw folderError(`--out ${shown} is not writable`, dir, error);
   }
+}
+
+/**
+ * The error of creating the first missing folder of `dir` itself: a recursive mkdir under a read-only mount reports
+ * ENOENT (Node retries the parents), where the user needs to read EROFS or EACCES.
+ */
+function realMkdirError(dir: string, error: unknown): unknown {
+  let missing = dir;
+  while (!existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
+  try {
+    mkdirSync(missing);
+    return error;
+  } catch (real) {
+    return real;
+  }
+}
+
+/** A folder that cannot be used: exit 74 for a failing or read-only device, 2 for a path the user can change. */
+function folderError(what: string, dir: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+  if (IO_ERRNOS.has(code)) return new RlAdvantagesIoError(`${what}: ${plainReason(error)} (${code}); choose a folder on a writable device with room`, { path: dir, errno: code });
+  return usage(`${what}: ${plainReason(error)}`, 'bad_out_dir');
 }
 
 /** The message for a run folder another live process holds. */
