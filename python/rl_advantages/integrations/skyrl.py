@@ -15,9 +15,9 @@ Written against NovaSky-AI/SkyRL a9564572eb8e91076be43c1bd5e4615e3de17265 (2026-
 The estimator gets no text, so :func:`register` also wraps ``prepare_generator_input`` where the trainers bind it
 (``skyrl.train.trainer``, and ``skyrl.train.fully_async_trainer``, whose ``FullyAsyncRayPPOTrainer`` imports it by
 name, fully_async_trainer.py:41 and calls it at :897; wrapped when that module loads) to remember each uid's prompt:
-the row's ``"prompt"`` (generators/utils.py:533; chat messages give the last user turn). Prompts are kept until the
-advantage step that uses them (dynamic sampling prepares several rounds per step, trainer.py:347-377), at most
-``MAX_PROMPTS`` uids. Group ids are the uids. The outcome reward is ``token_level_rewards.sum(-1)`` (SkyRL's own
+the row's ``"prompt"`` (generators/utils.py:533; chat messages give the last user turn). Prompts are kept across
+rounds (dynamic sampling prepares several per step, trainer.py:347-377; the async trainer prepares ahead), the
+latest ``MAX_PROMPTS`` uids. Group ids are the uids. The outcome reward is ``token_level_rewards.sum(-1)`` (SkyRL's own
 outcome estimators, ppo_utils.py:1368); the advantage is broadcast over ``response_mask``; returns = advantages.
 Response lengths (for ``opo``, ``reinforce_plus_plus_baseline``) are ``response_mask.sum(-1)``, which in step-wise
 training is the all-ones mask SkyRL passes (trainer.py:1160-1170), not the true length.
@@ -61,10 +61,10 @@ __all__ = ["MAX_PROMPTS", "PREFIX", "SkyRLEstimator", "register", "uid_prompts"]
 
 PREFIX = "rl_adv:"
 
-#: The most uids whose prompts are kept (the oldest go first); a step's prompts are dropped once it has used them.
-MAX_PROMPTS = 1 << 17
+#: The most uids whose prompts are kept (the least recently prepared go first).
+MAX_PROMPTS = 1 << 16
 
-#: uid -> prompt (text or chat messages) of the prompts the trainer prepared and no advantage step used yet.
+#: uid -> prompt (text or chat messages) of the prompts the trainer prepared, the latest last.
 uid_prompts: "OrderedDict[str, Any]" = OrderedDict()
 
 #: The server the estimators of this process call (set by :func:`register`; None: the default server).
@@ -149,8 +149,6 @@ class SkyRLEstimator:
             values[:real] = result.advantages
             advantages = torch.as_tensor(values, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
             advantages = advantages.unsqueeze(-1) * response_mask
-            for u in group_ids or []:  # used: this step's prompts are done
-                uid_prompts.pop(u, None)
         return advantages, advantages
 
 

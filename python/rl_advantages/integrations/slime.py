@@ -12,11 +12,23 @@ Written against THUDM/slime 624b824a898ab0ec1fcb4d373004c7f3852bf515 (2026-08-21
   messages) and ``get_reward_value(args)``.
 
 So the function returns the raw rewards and, as "rewards", the estimator's advantages on the whole batch
-(prompt text from ``sample.prompt``, group ids from ``sample.group_index``). Run slime with
-``--advantage-estimator grpo`` so they are used as they are.
+(prompt text from ``sample.prompt``, the prompt as the data source gives it: its ``--input-key`` field,
+types.py:94-108; group ids from ``sample.group_index``). Run slime with ``--advantage-estimator grpo`` (or gspo,
+cispo) so they are used as they are.
+
+slime settings that change advantages, checked here at the first call (``args`` is slime's): an
+``--advantage-estimator`` other than grpo/gspo/cispo (ppo and reinforce_plus_plus* recompute advantages from the
+"rewards", loss.py:769-800), ``--custom-advantage-function-path`` (replaces that step, loss.py:758-761) and
+``--normalize-advantages`` (whitens the advantages over the batch, loss.py:819) are refused. ``--gamma`` /
+``--lambd`` are GAE's and REINFORCE++'s, unused by grpo; ``--disable-rewards-normalization`` and
+``--disable-grpo-std-normalization`` steer only slime's default post-processing, which this function replaces
+(rollout.py:609-610). The rollout's KL enters the loss, not these advantages (get_grpo_returns,
+ppo_utils.py:361-368).
 
 Group size 1 in slime today: the default post-processing subtracts the group mean (rollout.py:624-625), 0 for a
-group of one, and with ``--grpo-std-normalization`` divides by the std of one value, NaN (:627-629).
+group of one, so every advantage is 0; it divides by the group std only with std normalisation on, which is the
+default (``--disable-grpo-std-normalization`` turns it off, arguments.py:1005-1010) but which slime itself turns
+off at ``--n-samples-per-prompt 1`` (arguments.py:1981-1983), so no NaN.
 
 Use::
 
@@ -33,18 +45,49 @@ from typing import Any, Callable
 
 from ._common import RolloutBatch, prompt_text, reads_field, server_from_env, spec_from_env
 
-__all__ = ["make_post_process_rewards", "post_process_rewards"]
+__all__ = ["PASS_THROUGH", "check_args", "make_post_process_rewards", "post_process_rewards"]
 
 
-def make_post_process_rewards(estimator: Any, server: Any = None, **options: Any) -> Callable[[Any, list[Any]], tuple[list[Any], list[float]]]:
-    """A ``post_process_rewards(args, samples) -> (raw_rewards, advantages)`` for one estimator.
+#: The ``--advantage-estimator`` values under which slime uses the "rewards" as the advantages (loss.py:763-767).
+PASS_THROUGH = ("grpo", "gspo", "cispo")
+
+
+def check_args(args: Any) -> None:
+    """Refuse the slime settings under which the returned advantages would not be the ones trained on.
 
     Raises:
-        RlAdvantagesError: the estimator is not in the catalogue.
+        ValueError: naming the flag (``--advantage-estimator``, ``--custom-advantage-function-path``,
+            ``--normalize-advantages``) and what to do.
     """
-    batch = RolloutBatch(estimator, server, **options)
+    estimator = getattr(args, "advantage_estimator", "grpo")
+    if estimator not in PASS_THROUGH:
+        raise ValueError(
+            f"rl_advantages' slime post-processing returns advantages, which slime uses as they are only with --advantage-estimator "
+            f"grpo, gspo or cispo (slime/backends/megatron_utils/loss.py:763-767); got --advantage-estimator {estimator}"
+        )
+    if getattr(args, "custom_advantage_function_path", None):
+        raise ValueError(
+            "--custom-advantage-function-path replaces slime's advantage step (loss.py:758-761), so rl_advantages' advantages would "
+            f"not be used as they are: drop it (got {args.custom_advantage_function_path})"
+        )
+    if getattr(args, "normalize_advantages", False):
+        raise ValueError(
+            "--normalize-advantages whitens the advantages over the batch (loss.py:819) after rl_advantages computed them: drop it, "
+            "or ask the estimator for a normalised form (its normalize option)"
+        )
+
+
+def make_post_process_rewards(estimator: Any, server: Any = None, lazy: bool = False, **options: Any) -> Callable[[Any, list[Any]], tuple[list[Any], list[float]]]:
+    """A ``post_process_rewards(args, samples) -> (raw_rewards, advantages)`` for one estimator (``lazy``: looked
+    up, and the server started, at the first call).
+
+    Raises:
+        RlAdvantagesError: the estimator is not in the catalogue. ValueError (at the call): see :func:`check_args`.
+    """
+    batch = RolloutBatch(estimator, server, lazy=lazy, **options)
 
     def post_process(args: Any, samples: list[Any]) -> tuple[list[Any], list[float]]:
+        check_args(args)
         while samples and isinstance(samples[0], list):
             samples = list(itertools.chain.from_iterable(samples))
         raw = [s.get_reward_value(args) for s in samples]

@@ -107,7 +107,6 @@ def test_gs1_on_skyrls_padded_batch_equals_gs1_on_the_real_rows(fakes_on_path, s
     first = advantages[torch.arange(len(c["uids"])), torch.tensor(c["response_mask"]).argmax(dim=1)].double()
     assert np.abs(first[:real].numpy() - expected).max() <= 1e-6  # float32 rounding
     assert torch.all(advantages[real:] == 0) and c["pad_size"] > 0
-    assert not adapter.uid_prompts  # used prompts dropped
 
 
 @pytest.mark.parametrize("case", sorted(REAL))
@@ -157,3 +156,15 @@ def test_dynamic_sampling_rounds_and_the_async_trainer_keep_their_prompts(fakes_
     ours, _ = adapter.SkyRLEstimator("tfidf_kernel_loo_T0.1")(rewards, torch.ones(8, 1), index=uids)
     expected = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", rewards[:, 0].double().numpy(), prompts=QUESTIONS, server=server).advantages
     assert np.abs(ours[:, 0].double().numpy() - expected).max() <= 1e-6
+
+
+def test_recorded_prompts_are_capped_latest_kept(fakes_on_path, server, monkeypatch):
+    from skyrl.train import trainer as trainer_module
+
+    from rl_advantages.integrations import skyrl as adapter
+
+    adapter.register(["tfidf_kernel_loo_T0.1"], server=server)
+    adapter.uid_prompts.clear()
+    monkeypatch.setattr(adapter, "MAX_PROMPTS", 3)
+    trainer_module.prepare_generator_input(_rows(QUESTIONS[:5]), 1, {}, "env", "train", 0)
+    assert list(adapter.uid_prompts) == ["uid-2", "uid-3", "uid-4"]

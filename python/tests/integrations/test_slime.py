@@ -68,3 +68,39 @@ def test_unset_estimator_is_reported(fakes_on_path, monkeypatch):
     with pytest.raises(rl_advantages.RlAdvantagesError) as caught:
         adapter.post_process_rewards(_args(None, 1), _samples([1.0], 1))
     assert caught.value.field == "RL_ADV_ESTIMATOR"
+
+
+# ---- against slime 624b824a's own _post_process_rewards (fixtures/slime-real.json, made by fixtures/slime_real.py) --
+
+import json  # noqa: E402
+import os  # noqa: E402
+
+REAL = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "slime-real.json"), encoding="utf-8"))
+
+
+def test_stock_slime_at_one_sample_gives_zero_not_nan_and_group_std_matches_at_four(server):
+    """slime turns std normalisation off at --n-samples-per-prompt 1 (arguments.py:1981-1983), so stock advantages
+    are all 0 there (no NaN); at n = 4 with its default std normalisation the catalogue's verl_grpo equals slime's."""
+    from rl_advantages.integrations import slime as adapter
+
+    assert REAL["cases"]["n1_default"]["rewards"] == [0.0] * 8
+    assert REAL["cases"]["n1_std_forced"]["rewards"] == [None] * 8  # NaN only if std normalisation is forced on
+    post = adapter.make_post_process_rewards("verl_grpo", server=server)
+    args = SimpleNamespace(advantage_estimator="grpo", custom_advantage_function_path=None, normalize_advantages=False)
+    samples = [SimpleNamespace(get_reward_value=lambda a, r=r: r, group_index=i // 4, index=i, prompt="q") for i, r in enumerate(REAL["rewards"])]
+    _, ours = post(args, samples)
+    assert max(abs(a - b) for a, b in zip(ours, REAL["cases"]["n4_default"]["rewards"])) <= 2e-6  # slime computes in float32
+
+
+@pytest.mark.parametrize(
+    "setting,flag",
+    [({"advantage_estimator": "ppo"}, "--advantage-estimator"), ({"advantage_estimator": "reinforce_plus_plus"}, "--advantage-estimator"),
+     ({"custom_advantage_function_path": "my.adv"}, "--custom-advantage-function-path"), ({"normalize_advantages": True}, "--normalize-advantages")],
+)
+def test_settings_that_would_change_the_advantages_are_refused(server, setting, flag):
+    from rl_advantages.integrations import slime as adapter
+
+    args = SimpleNamespace(**{"advantage_estimator": "grpo", "custom_advantage_function_path": None, "normalize_advantages": False, **setting})
+    post = adapter.make_post_process_rewards("group_mean", server=server)
+    with pytest.raises(ValueError, match=flag):
+        post(args, [SimpleNamespace(get_reward_value=lambda a: 1.0, group_index=0, index=0, prompt="q")])
