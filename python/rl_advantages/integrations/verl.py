@@ -37,6 +37,16 @@ The source is a ``contextvars.ContextVar``, so concurrent advantage steps (threa
 Group ids are the batch's ``uid``. The outcome reward is ``token_level_rewards.sum(-1)`` as in verl's own outcome
 estimators (core_algos.py:306); the per-rollout advantage is broadcast over ``response_mask``; returns = advantages.
 
+Rollouts as verl counts them (v1, :func:`v1_rollouts`): rows tagged ``is_padding`` (``_balance_batch`` pads the
+batch, trainer_base.py:1513-1516, padding_utils.py:123: the first sample's fields copied, reward 0, an all-zero
+response mask) get advantage 0 and enter no estimator's statistics; an agent-loop session with several outputs
+(rows ``{uid}_{session}_{index}``, agent_loop_tq.py:178-193) is one rollout, its final output, whose advantage goes
+to all its outputs, as verl's GRPO does (v1/utils.py:178-216). The legacy trainer does not pad its training batch
+(ray_trainer.py:1182-1250; only validation batches, :637-653, unpadded before scoring).
+
+verl settings: ``norm_adv_by_std_in_grpo`` goes only to verl's ``grpo`` (ray_trainer.py:235-245) and ``gamma`` /
+``lam`` only to GAE (:218-226); a registered estimator normalises as its own options say.
+
 Group size 1 in verl today: ``grpo`` (and rloo, opo, gpg, reinforce_plus_plus_baseline) give a lone rollout
 mean 0 and std 1 (core_algos.py:315-317), so A = r with no baseline.
 
