@@ -161,7 +161,8 @@ class GRPOTrainer(trl.GRPOTrainer):
                 field="num_generations",
             )
         check_aggregation(entry, spec, self.multi_objective_aggregation)
-        options.update(scaling_options(entry, spec, options, self.scale_rewards, self.num_generations))
+        if self.multi_objective_aggregation == "sum_then_normalize":  # TRL reads scale_rewards only there (:2787-2813)
+            options.update(scaling_options(entry, spec, options, self.scale_rewards, self.num_generations))
         if reads_field(entry, "reward_components") and "component_weights" not in options and not (isinstance(spec, Mapping) and "component_weights" in spec):
             options["component_weights"] = [float(w) for w in self.reward_weights.tolist()]  # TRL's, after normalising
         check_dataset_size(self.train_dataset, int(self.args.generation_batch_size), self.num_generations)

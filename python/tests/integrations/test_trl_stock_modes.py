@@ -2,7 +2,8 @@
 TRL's own GRPO suite exercises: its default ``scale_rewards="group"`` and ``"batch"`` (grpo_trainer.py:2793-2813:
 A = (r - group mean) / (std + 1e-4), Bessel std of the group or of the batch), several weighted reward functions (one
 of which returns None), loss types, gradient accumulation, a LoRA adapter (PEFT), an ``environment_factory`` whose
-dataset rows have no ``"prompt"`` (:2355-2361), and resuming from a checkpoint.
+dataset rows have no ``"prompt"`` (:2355-2361), and resuming from a checkpoint; and ``gdpo`` (flavour ``"trl"``)
+against stock ``multi_objective_aggregation="normalize_then_sum"`` (:2816-2826).
 
 Each case trains stock TRL and the adapter from the same seed: the same completions and rewards, so the advantages
 TRL trains on (and its logged losses) must agree up to TRL's float32 (max |diff| <= 1e-6; losses to 1e-5 relative).
@@ -29,10 +30,10 @@ from trl_support import (  # noqa: E402
 TOLERANCE = 1e-6
 
 
-def side_by_side(tmp_path, *, chat: bool = False, dataset=None, peft_config=None, resume: bool = False, **overrides):
-    """Stock TRL and the adapter (``group_mean``) on the same run; returns both runs' steps and trainers."""
+def side_by_side(tmp_path, *, chat: bool = False, dataset=None, peft_config=None, resume: bool = False, estimator="group_mean", **overrides):
+    """Stock TRL and the adapter (``estimator``) on the same run; returns both runs' steps, checked equal."""
     runs = []
-    for cls, extra in ((trl.GRPOTrainer, {}), (GRPOTrainer, {"advantage_estimator": "group_mean"})):
+    for cls, extra in ((trl.GRPOTrainer, {}), (GRPOTrainer, {"advantage_estimator": estimator})):
         out = str(tmp_path / cls.__module__.replace(".", "_"))
         kwargs = dict(overrides)
         funcs = kwargs.pop("funcs", [vowels_or_none])
@@ -89,6 +90,17 @@ def test_resume_from_checkpoint_bnpo_loss(tmp_path):
     _, ours, diff = side_by_side(tmp_path, resume=True, loss_type="bnpo", funcs=[vowels])
     assert len(ours) == 1  # the resumed trainer generated once: step 2
     print(f"group_mean vs stock TRL, resumed at step 1, bnpo: max |diff| {diff:.3g}")
+
+
+def test_normalize_then_sum_is_gdpo_trl(tmp_path):
+    # multi_objective_aggregation="normalize_then_sum" (grpo_trainer.py:2816-2826): each reward function normalised in
+    # its group, weighted, summed, then whitened over the batch; the adapter gives it only to gdpo (flavour "trl"),
+    # with TRL's reward_weights as its component weights
+    _, _, diff = side_by_side(
+        tmp_path, estimator={"name": "gdpo", "flavour": "trl"}, multi_objective_aggregation="normalize_then_sum",
+        funcs=[vowels, length], reward_weights=[1.0, 0.5],
+    )
+    print(f"gdpo flavour trl vs stock TRL normalize_then_sum, 2 weighted rewards: max |diff| {diff:.3g}")
 
 
 def test_gs1_config_is_ours_only_for_one_generation(tmp_path):
