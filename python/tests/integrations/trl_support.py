@@ -37,20 +37,13 @@ def make_chat_tokenizer() -> transformers.PreTrainedTokenizerFast:
 
 class QuestionEnv:
     """An environment that owns the prompt: ``reset(question=...)`` returns the question, which TRL appends to the
-    (empty) user message (grpo_trainer.py:2406-2420 in 1.13.0). ``silent=True`` returns None (the prompt stays empty)."""
+    (empty) user message (grpo_trainer.py:2406-2420 in 1.13.0). ``silent=True`` returns None (the prompt stays empty).
+    No tool methods: a tool's schema would be rendered into every prompt, making the runs slower and changing nothing here."""
 
     silent = False
 
     def reset(self, question: str | None = None, **kwargs: Any) -> str | None:
         return None if self.silent else question
-
-    def count(self, text: str) -> int:
-        """Counts the characters of a text.
-
-        Args:
-            text: the text
-        """
-        return len(text)
 
 
 class SilentEnv(QuestionEnv):
