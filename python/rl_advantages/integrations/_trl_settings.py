@@ -163,6 +163,24 @@ def fitted_server(texts: list[str]) -> tuple[Any, tempfile.TemporaryDirectory[st
     return server, folder
 
 
+def check_server_vectorizer(server: Any) -> None:
+    """A given ``advantage_server`` for an estimator that needs a TF-IDF vectorizer must have one (started with
+    ``corpus=`` or ``vectorizer=``); else the first step would fail naming ``rl-adv serve --corpus``.
+
+    Raises:
+        RlAdvantagesError: the server was started with neither (field ``advantage_server``).
+    """
+    args = getattr(server, "_args", None)  # rl_advantages.Server's command-line flags (this package's own class)
+    if isinstance(args, list) and "--corpus" not in args and "--vectorizer" not in args:
+        raise _error(
+            "missing_vectorizer",
+            "advantage_server has no TF-IDF vectorizer, which this estimator needs: give it one "
+            "(rl_advantages.Server(corpus=...) or Server(vectorizer=...)), or leave advantage_server out to fit it on "
+            "train_dataset's prompts",
+            "advantage_server",
+        )
+
+
 def check_dataset_size(dataset: Any, generation_batch_size: int, num_generations: int) -> None:
     """TRL's sampler yields only whole generation batches of ``generation_batch_size // num_generations`` distinct
     prompts and drops the rest (``RepeatSampler``, grpo_trainer.py:1277-1286, trl/trainer/utils.py:786): a smaller

@@ -60,7 +60,7 @@ except ImportError as _error:  # pragma: no cover - exercised only without TRL
 import rl_advantages
 
 from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, requires_field
-from ._trl_settings import check_aggregation, check_dataset_size, fitted_server, scaling_options, strip_prefix, train_prompts
+from ._trl_settings import check_aggregation, check_dataset_size, check_server_vectorizer, fitted_server, scaling_options, strip_prefix, train_prompts
 
 __all__ = ["GRPOConfig", "GRPOTrainer"]
 
@@ -131,7 +131,8 @@ class GRPOTrainer(trl.GRPOTrainer):
         RlAdvantagesError: the estimator is not in the catalogue; it requires group ids and ``num_generations`` is 1
             (field ``num_generations``); ``scale_rewards`` or ``multi_objective_aggregation`` cannot be applied to it;
             ``train_dataset`` has fewer prompts than one generation batch (field ``train_dataset``); no
-            ``advantage_server`` and no prompts to fit the vectorizer on (field ``advantage_server``); at a step, an
+            ``advantage_server`` and no prompts to fit the vectorizer on, or one without a vectorizer (field
+            ``advantage_server``); at a step, an
             empty prompt for an estimator that reads prompts (field ``prompts``).
     """
 
@@ -170,6 +171,8 @@ class GRPOTrainer(trl.GRPOTrainer):
         server = advantage_server
         if server is None and entry.get("needs_vectorizer"):
             server, self._rl_adv_corpus_dir = fitted_server(train_prompts(self.train_dataset, advantage_prompt_text))
+        elif entry.get("needs_vectorizer"):
+            check_server_vectorizer(server)
         self._rl_adv = RolloutBatch(spec, server, **options)
         self._rl_adv_prompt_text = advantage_prompt_text
         self._rl_adv_rewards: Any = None

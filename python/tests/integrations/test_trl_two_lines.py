@@ -167,6 +167,17 @@ def test_the_rl_adv_prefix_is_accepted(tmp_path, spelling):
     assert trainer._rl_adv.options == {"normalize": "group", "epsilon": 1e-4}  # TRL's scale_rewards="group"
 
 
+def test_a_server_without_vectorizer_is_refused_naming_the_argument(tmp_path):
+    tokenizer = make_tokenizer()
+    with rl_advantages.Server() as bare:
+        with pytest.raises(rl_advantages.RlAdvantagesError, match="advantage_server has no TF-IDF vectorizer") as caught:
+            GRPOTrainer(
+                model=make_model(tokenizer), reward_funcs=vowels, args=config(GRPOConfig, str(tmp_path / "out"), num_generations=1),
+                train_dataset=_dataset(), processing_class=tokenizer, advantage_estimator=GS1, advantage_server=bare,
+            )
+    assert caught.value.field == "advantage_server" and "rl-adv serve" not in str(caught.value)
+
+
 def test_no_estimator_names_the_argument(tmp_path):
     with pytest.raises(TypeError, match="advantage_estimator"):
         _build(tmp_path, None, num_generations=4)
