@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import rl_advantages
 
-from ._common import estimator_name, prompt_text, reads_field
+from ._common import estimator_name, prompt_text, reads_field, requires_field
 
 logger = logging.getLogger("rl_advantages.integrations.trl")
 
@@ -88,6 +88,13 @@ def scaling_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, A
             f"advantage_estimator {name!r} has normalize={given!r} but GRPOConfig(scale_rewards={scale_rewards!r}) asks for "
             f"{target!r}: set scale_rewards={given!r} (or drop normalize: the adapter sets it from scale_rewards)",
             "scale_rewards",
+        )
+    if target == "group" and not requires_field(entry, "group_ids"):
+        logger.warning(
+            "scale_rewards='group' divides %s's r - b by the std of the completions' group + 1e-4, but its baseline is not "
+            "the group's mean: a group of equal rewards gives |A| = |r - b| * 1e4. Set GRPOConfig(scale_rewards='batch' "
+            "or 'none') unless that is meant.",
+            name,
         )
     extra: dict[str, Any] = {} if given is not None else {"normalize": target}
     if target != "none" and "epsilon" in parameters and _given(spec, options, "epsilon") is None:

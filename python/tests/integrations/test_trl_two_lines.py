@@ -178,6 +178,17 @@ def test_a_server_without_vectorizer_is_refused_naming_the_argument(tmp_path):
     assert caught.value.field == "advantage_server" and "rl-adv serve" not in str(caught.value)
 
 
+def test_group_scaling_of_a_baseline_that_is_not_the_group_mean_is_warned(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="rl_advantages.integrations.trl"):
+        trainer = _build(tmp_path, "loo_batch_mean", num_generations=4)  # TRL's default scale_rewards="group"
+    assert "its baseline is not the group's mean" in caplog.text
+    assert trainer._rl_adv.options == {"normalize": "group", "epsilon": 1e-4}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="rl_advantages.integrations.trl"):
+        _build(tmp_path, "group_mean", num_generations=4)
+    assert "baseline is not" not in caplog.text
+
+
 def test_no_estimator_names_the_argument(tmp_path):
     with pytest.raises(TypeError, match="advantage_estimator"):
         _build(tmp_path, None, num_generations=4)
