@@ -9,7 +9,7 @@ so on the policy after ``i_batch`` steps. :class:`CurveRecorder` keeps that mach
 
 - restricts the test-set evaluator to the first ``items`` test items (the order of the test split, unshuffled);
 - records each evaluation's ``BenchmarkResult`` (``last_result``: ``num_correct`` of ``num_examples``, errors
-  scored 0; ``rl/metric_util.py`` line 356) as one row ``{"step", "accuracy", "correct", "n"}`` of
+  scored 0; ``rl/metric_util.py`` lines 358-369) as one row ``{"step", "accuracy", "correct", "n"}`` of
   ``LOG_PATH/curve.jsonl`` (the TRL driver's shape, ``python/rl_advantages/study/arms.py``), rewritten whole after
   each row;
 - runs the same evaluators once more on the policy after the last step (the loop never evaluates it).
