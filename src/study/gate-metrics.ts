@@ -168,7 +168,20 @@ export function groupAdvantageLogByArm(rows: readonly AdvantageLogRow[]): Record
   return out;
 }
 
-/** Whether the estimator is of the catalogue's `kernel` family (its baseline weighs other rollouts by prompt; the GS1 arm uses one; a kernel file `kernel:PATH` is one). */
+/**
+ * Whether the estimator is of the catalogue's `kernel` family (its baseline weighs other rollouts by prompt; the GS1
+ * arm uses one; a kernel file `kernel:PATH` is one).
+ *
+ * @example
+ * ```ts
+ * isKernelAdvantage('tfidf_kernel_loo_T0.1'); // true
+ * isKernelAdvantage('loo_batch_mean'); // false
+ * ```
+ */
+export function isKernelAdvantage(advantage: string): boolean {
+  return isKernel(advantage);
+}
+
 function isKernel(advantage: string): boolean {
   try {
     return parseName(advantage).descriptor.family === 'kernel';

@@ -8,6 +8,7 @@ import { RlAdvantagesError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { StudyQuestions } from './load-questions.js';
 import type { StudyOptions } from './options.js';
+import { isKernelAdvantage } from './gate-metrics.js';
 import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
 import { STUDY_CALIBRATION, TUNING_TASKS, type StudySummary } from './summary.js';
 import { plainReason, usage } from './usage.js';
@@ -85,8 +86,20 @@ export function readSpec(specPath: string): { specText: string; spec: StudySpec 
   return { specText, spec: loadStudySpec(specText) };
 }
 
-/** The kernel (treatment) arm and the group_mean (baseline) arm of a two-arm spec. */
+/**
+ * The kernel (treatment) arm and the group_mean (baseline) arm of a two-arm spec. With `decision_rule.comparisons`
+ * (any number of arms), the arms the calibration and the gate are about: the kernel arm (else the first comparison's
+ * treatment) and the group_mean arm (else the first comparison's reference).
+ */
 export function studyArms(spec: StudySpec): { treatment: StudyArm; baseline: StudyArm } {
+  const byName = (name: string | undefined): StudyArm | undefined => spec.arms.find((arm) => arm.name === name);
+  if (spec.comparisons !== undefined) {
+    const first = spec.comparisons[0];
+    const kernel = spec.arms.find((arm) => isKernelAdvantage(arm.advantage));
+    const treatment = kernel ?? byName(first?.treatment) ?? (spec.arms[0] as StudyArm);
+    const baseline = spec.arms.find((arm) => arm.advantage === 'group_mean' && arm !== treatment) ?? byName(first?.reference) ?? (spec.arms[1] as StudyArm);
+    return { treatment, baseline };
+  }
   if (spec.arms.length !== 2) {
     throw new RlAdvantagesError(`arms must hold exactly 2 arms (a baseline and a treatment) for rl-adv study, got ${spec.arms.length}`, {
       code: 'invalid_spec',

@@ -7,6 +7,7 @@ import { resolveEstimator, type EstimatorSpec } from '../estimators/spec.js';
 import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
+import { collectComparisons, type StudyComparison } from './comparisons.js';
 import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from '../internal/spec-problems.js';
 
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
@@ -63,6 +64,11 @@ export interface StudySpec {
   readonly decisionRule: DecisionRule;
   readonly activationGate: ActivationGate;
   readonly arms: readonly StudyArm[];
+  /**
+   * `decision_rule.comparisons`, when the spec gives them (two or more arms, each in a comparison); absent: the
+   * two-arm study (the kernel arm against the `group_mean` arm).
+   */
+  readonly comparisons?: readonly StudyComparison[];
   /** The full spec object as given (every section, including those the tool does not read). */
   readonly raw: Readonly<Record<string, unknown>>;
 }
@@ -292,6 +298,8 @@ export function loadStudySpec(json: unknown): StudySpec {
   const decisionRule = collectDecisionRule(p, 'decision_rule', value.decision_rule);
   const activationGate = collectActivationGate(p, 'activation_gate', value.activation_gate);
   const arms = collectArms(p, 'arms', value.arms);
+  const rawRule = isObject(value.decision_rule) ? value.decision_rule : {};
+  const comparisons = arms === undefined ? undefined : collectComparisons(p, rawRule.comparisons, arms.map((a) => a.name), decisionRule?.criteria);
   collectEstimatorModules(p, value.estimator_modules);
   collectCurve(p, value.eval);
   p.throwIfAny();
@@ -299,6 +307,7 @@ export function loadStudySpec(json: unknown): StudySpec {
     decisionRule: decisionRule as DecisionRule,
     activationGate: activationGate as ActivationGate,
     arms: arms as StudyArm[],
+    ...(comparisons === undefined ? {} : { comparisons }),
     raw: value,
   };
 }

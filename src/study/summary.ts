@@ -8,6 +8,7 @@ import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { StudyQuestionSet } from './sim/questions.js';
+import type { ComparisonJson, MultiplicityJson } from './decide-comparisons.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -84,6 +85,13 @@ export interface StudySummary {
   learning?: LearningSummary;
   /** The learning curve's settings (the spec's eval.curve_items / curve_every), when it has one. */
   curve?: { items: number; every: number };
+  /**
+   * A spec with `decision_rule.comparisons`: every comparison decided (docs/method.md section 5.10), in the spec's
+   * order; `decision` and `comparison` are then absent.
+   */
+  comparisons?: ComparisonJson[];
+  /** The procedure over `comparisons` (Holm's step-down across seeds, Bonferroni on one seed). */
+  multiplicity?: MultiplicityJson;
   /** Which arm is the treatment (the kernel arm) and which the baseline (the group_mean arm) of the decision. */
   comparison?: { treatment: string; baseline: string };
   plan?: { n: number; alpha: number; criteria: { id: string; half_width: number; validates_above: number; fails_below: number }[] };

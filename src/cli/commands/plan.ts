@@ -14,6 +14,7 @@ import { shippedSpecPath, specOption } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
 import { SEED_METHOD_NAMES } from '../../stats/seed-method-names.js';
 import { effectOption, sdOption, seedFlagsWithoutSeeds, seedPlan, seedPlanText, type SeedPlanOptions } from './plan-seeds.js';
+import { comparisonEffectOption, comparisonsPlan, comparisonsPlanText } from './plan-comparisons.js';
 
 interface PlanOptions extends SeedPlanOptions {
   spec?: string;
@@ -25,6 +26,7 @@ interface PlanOptions extends SeedPlanOptions {
   json?: boolean;
   html?: string;
   force?: boolean;
+  comparisonEffect?: Record<string, number>;
 }
 
 /** The `--json` form, snake_case: the Hoeffding plan's keys, then `power` (null when no criterion compares 0/1 outcomes). */
@@ -213,7 +215,7 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.discordance !== undefined && options.pilot !== undefined) {
     throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
   }
-  const stray = options.seeds === undefined ? seedFlagsWithoutSeeds(options) : [];
+  const stray = options.seeds === undefined ? [...seedFlagsWithoutSeeds(options), ...(options.comparisonEffect === undefined ? [] : ['--comparison-effect'])] : [];
   if (stray.length > 0) throw new CliUsageError(`${stray.join(', ')} need${stray.length === 1 ? 's' : ''} --seeds S (the seed-level power)`);
   const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   const n = options.n ?? specN(spec.raw);
@@ -238,6 +240,12 @@ async function run(options: PlanOptions, io: CliIo): Promise<void> {
   if (options.seeds !== undefined) {
     if (options.method !== undefined) throw new CliUsageError('--method names a one-seed method; with --seeds use --seed-method');
     if (options.html !== undefined) throw new CliUsageError('--html draws the one-seed power chart; it is not available with --seeds');
+    if (spec.comparisons !== undefined) {
+      const c = comparisonsPlan({ ...options, rule, comparisons: spec.comparisons, n, discordance, controlAccuracy });
+      io.stdout.write(options.json === true ? JSON.stringify(c, null, 2) + '\n' : comparisonsPlanText(c));
+      return;
+    }
+    if (options.comparisonEffect !== undefined) throw new CliUsageError('--comparison-effect needs a spec with decision_rule.comparisons');
     const p = seedPlan({ ...options, rule, n, discordance, controlAccuracy });
     if (p === null) throw new CliUsageError('--seeds: no criterion compares 0/1 outcomes (bounds [0, 1], weights (1, -1) or (-1, 1)), so there is no seed-level power');
     io.stdout.write(options.json === true ? JSON.stringify(p, null, 2) + '\n' : seedPlanText(p));
@@ -295,6 +303,7 @@ export function register(program: Command, io: CliIo): void {
     .option('--between-seed-sd <x>', "with --seeds: the SD over training runs of a run's accuracy difference", sdOption)
     .option('--item-sd <x>', "with --seeds: the SD over items of an item's expected difference (default 0)", sdOption)
     .option('--effect <d>', 'with --seeds: the true expected difference (default 0)', effectOption)
+    .option('--comparison-effect <id=d>', 'with --seeds and decision_rule.comparisons: the true difference of comparison ID (repeatable; others get --effect)', comparisonEffectOption)
     .addOption(new Option('--seed-method <name>', "with --seeds: another seed-level method than the spec's decision_rule.seed_method").choices(SEED_METHOD_NAMES))
     .option('--json', 'print the plan as JSON (snake_case keys; power: [{method, difference, p_validated, p_failed}])')
     .addOption(outputOption('--html <file>', 'also write the power chart as a self-contained HTML page'))
@@ -305,5 +314,6 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv plan --spec gs1-vs-grpo.spec.json --pilot gs1-pilot.jsonl,grpo-pilot.jsonl --method paired_exact_binomial --html power.html',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --n 5000 --discordance 0.15 --json',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --seeds 5 --between-seed-sd 0.02 --effect 0.02',
+    'rl-adv plan --spec specs/arith-ablation.json --seeds 5 --between-seed-sd 0.02 --comparison-effect gs1_vs_batchmean=0.02',
   ]);
 }

@@ -12,6 +12,8 @@ import type { LearningSummary, StudySummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { formatFigure } from '../../internal/figures.js';
 import { replicateSeeds } from '../replicates.js';
+import { comparisonRule } from '../comparisons.js';
+import { decideComparisons, type ArmSeedRows } from '../decide-comparisons.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -51,11 +53,32 @@ function learning(ctx: PhaseContext, replicated: boolean, rowsOf: ReadonlyMap<st
   return { method, arms, no_arm_improved: Object.values(arms).every((a) => !a.improved) };
 }
 
+/** A spec with decision_rule.comparisons: every comparison under the multiplicity procedure (docs/method.md section 5.10). */
+function runComparisons(ctx: PhaseContext, replicated: boolean, rowsOf: ReadonlyMap<string, EvalRow[][]>): PhaseResult {
+  const { spec, summary } = ctx;
+  const seeds = (summary.replicates ?? []).map((r) => r.seed);
+  const { comparisons, multiplicity } = decideComparisons(spec, seeds, rowsOf as ArmSeedRows);
+  summary.comparisons = comparisons;
+  summary.multiplicity = multiplicity;
+  // What the first comparison's per-seed design could conclude, at its Bonferroni level (a lower bound for Holm).
+  const first = spec.comparisons?.[0];
+  const t = first === undefined ? [] : (rowsOf.get(first.treatment)?.[0] ?? []);
+  const b = first === undefined ? [] : (rowsOf.get(first.reference)?.[0] ?? []);
+  if (first !== undefined) summary.design_power = studyDesignPower(comparisonRule(spec.decisionRule, first, spec.decisionRule.alpha / comparisons.length), t.length, observedDiscordance(t, b), meanPairedAccuracy(t, b));
+  summary.learning = learning(ctx, replicated, rowsOf);
+  writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparisons, multiplicity, learning: summary.learning });
+  const over = replicated ? ` across ${seeds.length} seeds` : '';
+  const parts = comparisons.map((c) => `${c.id} ${c.verdict} (${formatFigure(c.estimate)} in [${formatFigure(c.interval[0])}, ${formatFigure(c.interval[1])}], margin ${c.margin})`);
+  const flag = summary.learning.no_arm_improved ? '; NO ARM IMPROVED on the starting policy' : '';
+  return { line: `${multiplicity.procedure} over ${comparisons.length} comparisons${over}: ${parts.join('; ')}${flag}` };
+}
+
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { spec, summary, treatment, baseline } = ctx;
   const replicated = replicateSeeds(spec) !== null;
   // Every arm's eval files, read once for the decision and the changes from the start.
   const rowsOf = new Map(ctx.spec.arms.map((arm) => [arm.name, armRows(ctx, arm.name)] as const));
+  if (spec.comparisons !== undefined) return runComparisons(ctx, replicated, rowsOf);
   const t = rowsOf.get(treatment.name) ?? [];
   const b = rowsOf.get(baseline.name) ?? [];
   const reps = summary.replicates ?? [];
