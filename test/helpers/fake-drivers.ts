@@ -57,7 +57,7 @@ with open(a.out, "w") as f:
     path.join(dir, 'run_arm.py'),
     header +
       `os.makedirs(a.log_path, exist_ok=True)
-gs = 1 if a.arm.startswith("gs1") else 8
+gs = 8 if a.arm.startswith("grpo") else 1
 log = os.path.join(a.log_path, "advantages.jsonl")
 with open(log, "w") as f:
     for s in range(a.steps):

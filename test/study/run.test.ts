@@ -311,12 +311,18 @@ describe('the tinker backend', () => {
   });
 });
 
-describe('a replicated spec with a learning curve on the tinker backend', () => {
-  it('hands run_arm.py each replicate seed and the curve, and reads every arm x seed curve back (fake drivers)', async () => {
+describe('a replicated three-arm spec with a learning curve on the tinker backend', () => {
+  it('hands run_arm.py each replicate seed and the curve, reads every arm x seed curve back and decides every comparison (fake drivers)', async () => {
     const root = temp();
-    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as Record<string, Record<string, unknown>>;
-    spec.decision_rule = { ...spec.decision_rule, seeds: [0, 3, 7], seed_method: 'seed_item_t', method: 'paired_exact_unconditional' };
-    spec.eval = { ...spec.eval, curve_items: 20, curve_every: 25 };
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as Record<string, unknown> & { arms: Record<string, unknown>[]; decision_rule: Record<string, unknown> };
+    spec.arms.push({ ...(spec.arms[1] as Record<string, unknown>), name: 'batchmean_g1', advantage: 'loo_batch_mean' });
+    const comparisons = [
+      { id: 'gs1_vs_grpo', treatment: 'gs1_tfidf_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
+      { id: 'batchmean_vs_grpo', treatment: 'batchmean_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
+      { id: 'gs1_vs_batchmean', treatment: 'gs1_tfidf_g1', reference: 'batchmean_g1', kind: 'superiority', metric: 'accuracy' },
+    ];
+    spec.decision_rule = { ...spec.decision_rule, seeds: [0, 3, 7], seed_method: 'seed_item_t', method: 'paired_exact_unconditional', comparisons };
+    spec.eval = { ...(spec.eval as object), curve_items: 20, curve_every: 25 };
     const replicated = path.join(root, 'spec.json');
     writeFileSync(replicated, JSON.stringify(spec));
     const drivers = writeFakeDrivers(path.join(root, 'drivers'));
@@ -328,7 +334,7 @@ describe('a replicated spec with a learning curve on the tinker backend', () => 
     // The pilot runs once, with the arms' own seed; every full arm x seed gets --seed and the curve.
     expect(calls.filter((l) => l.includes('--steps 3 ')).every((l) => !l.includes('--seed'))).toBe(true);
     for (const seed of [0, 3, 7]) {
-      for (const arm of ['grpo_g8', 'gs1_tfidf_g1']) {
+      for (const arm of ['grpo_g8', 'gs1_tfidf_g1', 'batchmean_g1']) {
         const logPath = path.join(dir, 'seeds', String(seed), 'arms', arm, 'tinker');
         expect(calls).toContain(`run_arm.py --arm ${arm} --log-path ${logPath} --steps 60 --resume --seed ${seed} --curve-items 20 --curve-every 25 --spec ${replicated} --data-dir ${clusteredDir}`);
         const curve = summary.replicates?.find((r) => r.seed === seed)?.arms[arm]?.curve;
@@ -338,6 +344,7 @@ describe('a replicated spec with a learning curve on the tinker backend', () => 
     }
     expect(summary.replicates?.map((r) => r.seed)).toEqual([0, 3, 7]);
     expect(summary.curve).toEqual({ items: 20, every: 25 });
+    expect(summary.comparisons?.map((c) => [c.id, c.per_seed.length])).toEqual(comparisons.map((c) => [c.id, 3]));
   });
 
   it('refuses a curve whose items are not the first GSM8K test items before any arm trains', async () => {
