@@ -214,6 +214,39 @@ class RunArmCurveTest(unittest.TestCase):
         self.assertIn("the recipe's test split has only 3 items", err)
 
 
+class RunArmThirdArmTest(unittest.TestCase):
+    """A K-arm spec's third arm (the LOO batch mean at G = 1, the ablation's) runs through the real rl-adv serve."""
+
+    def tearDown(self) -> None:
+        fakes.uninstall()
+
+    def test_a_loo_batch_mean_arm_with_a_seed(self) -> None:
+        command = support.rl_adv_command()
+        if command is None:
+            self.skipTest(support.SKIP_SERVE)
+        d = tempfile.mkdtemp(prefix="run-arm-k-")
+        spec = read_json(support.SPEC_PATH)
+        spec["arms"].append({**spec["arms"][1], "name": "batchmean_g1", "advantage": "loo_batch_mean"})
+        spec_path = os.path.join(d, "spec.json")
+        with open(spec_path, "w") as handle:
+            json.dump(spec, handle)
+        questions = support.train_questions()
+        recipe = fakes.FakeRecipe(questions, lambda step, g, k: float((step + 2 * g) % 3 == 0))
+        fakes.install(recipe)
+        argv = ["--arm", "batchmean_g1", "--spec", spec_path, "--log-path", os.path.join(d, "b"), "--steps", "2", "--seed", "5", "--data-dir", support.GSM8K_DIR, "--rl-adv", " ".join(command)]
+        code, _, err = run_script(run_arm, argv, env=KEY)
+        self.assertEqual(code, 0, err)
+        self.assertEqual((recipe.seen_configs[0].seed, fakes.ServiceClient.instances[0].lora_seeds), (5, [5]))
+        with open(os.path.join(d, "b", "advantages.jsonl")) as handle:
+            lines = [json.loads(line) for line in handle]
+        self.assertEqual([(l["step"], l["estimator"], l["rollouts"], l["group_size"]) for l in lines], [(0, "loo_batch_mean", 32, 1), (1, "loo_batch_mean", 32, 1)])
+        for line in lines:
+            rewards = line["rewards"]
+            loo = [(sum(rewards) - r) / (len(rewards) - 1) for r in rewards]
+            for got, want in zip(line["baselines"], loo):
+                self.assertAlmostEqual(got, want, delta=1e-12)
+
+
 class RealShuffleTest(unittest.TestCase):
     """The fake's data order (numpy's permutation) against the real code it stands for."""
 
