@@ -124,10 +124,6 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   await loadSpecModules(options.specPath);
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
-  // The Tinker drivers take no replicate seed or data order: several seeds would train the same arm again.
-  if (replicateSeeds(spec) !== null && options.backend.name === 'tinker') {
-    throw usage('decision_rule.seeds: the tinker backend runs one seed per run (its drivers take no replicate seed); run each seed as its own study, or use --backend sim or trl');
-  }
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options, spec);
   const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
