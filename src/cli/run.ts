@@ -41,7 +41,7 @@ export function buildProgramWith(io: CliIo, registerAll: RegisterAll): Command {
     .addHelpText(
       'after',
       `\nExample:\n${formatExample('rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl')}\n\n` +
-        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage, 74 a file or stream that cannot be written, 70 a bug.\n',
+        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage, 74 a file or\nstream that cannot be written (a full disk), 70 a bug in rl-adv.\n',
     );
   registerAll(program, io);
   unknownOptionsFirst(program);

@@ -2,7 +2,8 @@
 // staging folder beside the target and only moved into place once all of them match their hashes, so a cut
 // download or a wrong file leaves nothing behind.
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { IO_ERRNOS, ioError, writeAllSync } from '../internal/durable-write.js';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { gsm8kCacheDir } from './cache.js';
@@ -117,7 +118,8 @@ async function downloadFile(url: string, file: string, name: string, options: Fe
       if (done) break;
       clearTimeout(timer);
       timer = setTimeout(() => controller.abort(), idle);
-      writeSync(fd, value);
+      // A short write (a disk filling up) is continued; no progress is ENOSPC.
+      writeAllSync(fd, value);
       hash.update(value);
       received += value.byteLength;
       options.onProgress?.({ file: name, received, total });
@@ -129,6 +131,8 @@ async function downloadFile(url: string, file: string, name: string, options: Fe
     return { sha256: hash.digest('hex'), bytes: received };
   } catch (error) {
     if (error instanceof RlAdvantagesError) throw error;
+    // A full or failing disk is not the download's fault: exit 74 naming the file, not "downloading failed".
+    if (IO_ERRNOS.has((error as NodeJS.ErrnoException).code ?? '')) throw ioError(file, error);
     const cause = (error as { cause?: { message?: string } }).cause?.message;
     const why = controller.signal.aborted ? `no data for ${idle / 1000} s` : `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
     throw new RlAdvantagesError(`downloading ${url} failed: ${why}`, { code: 'gsm8k_download_failed', field: name });

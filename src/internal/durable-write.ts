@@ -3,7 +3,7 @@
 // throws one RlAdvantagesIoError naming the path. Temporary files carry a name no user would choose,
 // `.rl-adv-tmp-<pid>-<random>`, so a cleanup can tell them from the user's files and from a live process's.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesIoError } from '../errors.js';
 
@@ -160,6 +160,27 @@ export function writeFileDurable(file: string, data: string | Uint8Array, after?
     throw ioError(file, error, after);
   }
   fsyncFolder(path.dirname(file));
+}
+
+/**
+ * {@link writeFileDurable} for a file that must not exist: the complete temporary file is hard-linked into place, which
+ * fails if `file` appeared meanwhile (another process, the user), so nothing is ever replaced.
+ *
+ * @returns false (and nothing written) when `file` exists.
+ * @throws {RlAdvantagesIoError} naming `file`.
+ */
+export function createFileDurable(file: string, data: string | Uint8Array, after?: string): boolean {
+  const temp = writeTempBeside(file, data, after);
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw ioError(file, error, after);
+  } finally {
+    unlinkQuietly(temp);
+  }
+  fsyncFolder(path.dirname(file));
+  return true;
 }
 
 /**

@@ -123,7 +123,10 @@ function take(file: string, temp: string, depth = 0): LockOwner | undefined {
       unlinkQuietly(claim);
     }
   }
-  return readOwner(file);
+  const last = readOwner(file);
+  // rl-adv writes a lock whole; one that stays unreadable was written by something else: never assume it is free.
+  if (last === undefined) throw Object.assign(new Error(`${file} is not a lock file rl-adv wrote`), { code: 'EBADLOCK' });
+  return last;
 }
 
 /**
@@ -131,7 +134,8 @@ function take(file: string, temp: string, depth = 0): LockOwner | undefined {
  *
  * @param command - what holds it, recorded for the message another process prints (e.g. `rl-adv study`).
  * @returns the held lock, or `{ heldBy }` when a live process holds it.
- * @throws the system error when the folder cannot be written.
+ * @throws the system error when the folder cannot be written; an error of code `EBADLOCK` when the lock file stays
+ *   unreadable (not written by rl-adv).
  * @example
  * ```ts
  * const lock = lockFolder('runs/a', 'rl-adv study');

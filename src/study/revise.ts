@@ -9,6 +9,7 @@ import type { Gsm8kItem } from '../data/gsm8k.js';
 import { describe } from '../internal/validate.js';
 import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION } from '../kernels/kernel-file.js';
 import { writeFileAtomic } from './backends/files.js';
+import { createFileDurable } from '../internal/durable-write.js';
 import { studyArms } from './setup.js';
 import { loadStudySpec } from './spec.js';
 import { gateCalibrationTasks } from './task-sets.js';
@@ -222,6 +223,10 @@ export function writeRevisedSpec(options: ReviseOptions & { readonly force?: boo
     throw usage(`--out ${options.outPath} is the --spec file; write the revision to a new file`, 'out_exists');
   }
   const revised = reviseStudySpec(options);
-  writeFileAtomic(options.outPath, revised.text);
+  if (options.force === true) writeFileAtomic(options.outPath, revised.text);
+  // Never over a file that appeared since the check above (another process, the user).
+  else if (!createFileDurable(options.outPath, revised.text)) {
+    throw usage(`--out ${options.outPath} exists; refusing to overwrite it (pass --force to replace it)`, 'out_exists');
+  }
   return revised;
 }

@@ -18,20 +18,20 @@ function ownFile(name: string): boolean {
 }
 
 /** Creates the folder when missing; refuses a path that is not a folder or cannot be written. */
-function prepareDir(dir: string, shown: string): void {
+function prepareDir(dir: string, shown: string, flag = '--out '): void {
   if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw usage(`--out ${shown} exists and is not a folder`, 'bad_out_dir');
+    if (!statSync(dir).isDirectory()) throw usage(`${flag}${shown} exists and is not a folder`, 'bad_out_dir');
   } else {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (error) {
-      throw folderError(`--out ${shown} cannot be created`, dir, realMkdirError(dir, error));
+      throw folderError(`${flag}${shown} cannot be created`, dir, realMkdirError(dir, error));
     }
   }
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    throw folderError(`--out ${shown} is not writable`, dir, error);
+    throw folderError(`${flag}${shown} is not writable`, dir, error);
   }
 }
 
@@ -75,15 +75,18 @@ function inUse(shown: string, owner: LockOwner, flag: string): Error {
  *   that cannot be created or written.
  */
 export function lockRunDir(dir: string, shown = dir, command = 'rl-adv study', flag = '--out '): FolderLock {
-  prepareDir(dir, shown);
+  prepareDir(dir, shown, flag);
   let lock: ReturnType<typeof lockFolder>;
   try {
     lock = lockFolder(dir, command);
   } catch (error) {
     if (error instanceof RlAdvantagesIoError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EBADLOCK') {
+      throw usage(`${flag}${shown} has a lock file ${path.join(shown, LOCK_FILE)} that rl-adv cannot read: if no rl-adv process uses the folder, remove it`, 'run_dir_locked');
+    }
     if (code !== undefined && IO_ERRNOS.has(code)) throw ioError(path.join(dir, LOCK_FILE), error);
-    throw usage(`--out ${shown} is not writable: ${plainReason(error)}`, 'bad_out_dir');
+    throw usage(`${flag}${shown} is not writable: ${plainReason(error)}`, 'bad_out_dir');
   }
   if ('heldBy' in lock) throw inUse(shown, lock.heldBy, flag);
   return lock;

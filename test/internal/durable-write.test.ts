@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RlAdvantagesIoError } from '../../src/errors.js';
-import { appendDurable, TEMP_NAME, tempPath, writeFileDurable } from '../../src/internal/durable-write.js';
+import { appendDurable, createFileDurable, TEMP_NAME, tempPath, writeFileDurable } from '../../src/internal/durable-write.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 describe('writeFileDurable and appendDurable on a disk with room', () => {
@@ -24,6 +24,15 @@ describe('writeFileDurable and appendDurable on a disk with room', () => {
     expect(name).toMatch(TEMP_NAME);
     expect(TEMP_NAME.exec(name)?.[1]).toBe(String(process.pid));
     expect('state.json.tmp-123').not.toMatch(TEMP_NAME);
+  });
+
+  it('createFileDurable never replaces a file that exists: false, the file kept, no temporary left', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rl-adv-durable-'));
+    const file = path.join(dir, 'spec.v2.json');
+    expect(createFileDurable(file, 'first')).toBe(true);
+    expect(createFileDurable(file, 'second')).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('first');
+    expect(readdirSync(dir)).toEqual(['spec.v2.json']);
   });
 });
 

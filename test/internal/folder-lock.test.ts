@@ -67,6 +67,14 @@ describe('lockFolder', () => {
     expect(JSON.parse(readFileSync(path.join(remote, LOCK_FILE), 'utf8'))).toMatchObject({ host: `${hostname()}-elsewhere` });
   });
 
+  it('a lock file that is not JSON rl-adv wrote is never taken as free (EBADLOCK), and is left as it is', () => {
+    const dir = temp();
+    writeFileSync(path.join(dir, LOCK_FILE), 'not a lock');
+    expect(() => lockFolder(dir, 'x')).toThrow(expect.objectContaining({ code: 'EBADLOCK' }) as unknown as Error);
+    expect(readFileSync(path.join(dir, LOCK_FILE), 'utf8')).toBe('not a lock');
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+  });
+
   it('six real processes racing for one stale lock: exactly one takes it, the others name that one as the holder', async () => {
     const dir = temp();
     writeLock(dir, { pid: deadPid() });

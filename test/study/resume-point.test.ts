@@ -42,6 +42,23 @@ describe('describeResumePoint', () => {
     expect(describeResumePoint(dir, summary(), arms, () => 60)).toBe('resuming: no phase done yet; continuing with preflight');
   });
 
+  it('a replicated run: where each seed of each arm is (seeds 0 and 3 done, seed 7 at step 44), not step 0', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rl-adv-resume-seeds-'));
+    const log = (seed: number, arm: string, steps: number): void => {
+      mkdirSync(path.join(dir, 'seeds', String(seed), 'arms', arm), { recursive: true });
+      writeFileSync(path.join(dir, 'seeds', String(seed), 'arms', arm, 'advantages.jsonl'), '{}\n'.repeat(steps));
+    };
+    log(0, 'grpo_g8', 60);
+    log(3, 'grpo_g8', 60);
+    log(7, 'grpo_g8', 44);
+    log(0, 'gs1', 60);
+    const s = summary({ phases: { preflight: done, calibration: done, pilot: done, gate: done } });
+    expect(describeResumePoint(dir, s, arms, () => 60, undefined, [0, 3, 7])).toBe(
+      'resuming: preflight, calibration, pilot, gate done; continuing with arms ' +
+        '(grpo_g8 seeds 0, 3 done, seed 7 at step 44 of 60; gs1 seed 0 done, seed 3 at step 0 of 60, seed 7 at step 0 of 60)',
+    );
+  });
+
   it('the optional tuning phase counts only in a run that has it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'rl-adv-resume-'));
     const s = summary({ phases: { preflight: done, calibration: done } });

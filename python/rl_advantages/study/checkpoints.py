@@ -26,7 +26,7 @@ import shutil
 import signal
 from typing import Any
 
-from .settings import Arm, DriverError
+from .settings import Arm, DriverError, write_text_durable
 
 #: Complete checkpoints kept after a save (the latest, and the one before it in case the latest is damaged).
 KEEP = 2
@@ -78,12 +78,7 @@ def fingerprint(spec_path: str, arm: Arm, steps: int, tasks_path: str, corpus_pa
 
 
 def _write_atomic(path: str, text: str) -> None:
-    temp = f"{path}.tmp-{os.getpid()}"
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    write_text_durable(path, text)
 
 
 def _differences(old: Any, new: Any, prefix: str = "") -> list[str]:

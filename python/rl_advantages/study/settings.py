@@ -165,18 +165,32 @@ def reward(response: str, reference: str, stopped: bool) -> float:
     return gsm8k_reward(response, reference, stopped_cleanly=stopped)
 
 
+def write_text_durable(path: str, text: str) -> None:
+    """Writes ``text`` to ``path`` whole: a flushed temporary file beside it named ``.rl-adv-tmp-<pid>-<8 hex>`` (the
+    name ``rl-adv study --resume`` recognises, src/internal/durable-write.ts), then renamed over ``path``. A kill or a
+    full disk leaves the old file or the new one, never a torn one, and no temporary file (it is removed on error)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    temp = os.path.join(folder, f".rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(text)  # a buffered write writes every byte or raises (ENOSPC: OSError)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
 def write_jsonl(path: str, rows: list[dict[str, Any]]) -> None:
-    """Writes JSON lines whole: a temporary file beside ``path``, then renamed over it (a kill leaves no half file)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    temp = f"{path}.tmp-{os.getpid()}"
-    with open(temp, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, allow_nan=False) + "\n")
-    os.replace(temp, path)
+    """Writes JSON lines whole (:func:`write_text_durable`)."""
+    write_text_durable(path, "".join(json.dumps(row, allow_nan=False) + "\n" for row in rows))
 
 
 def write_json(path: str, value: Any) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=2, allow_nan=False)
-        handle.write("\n")
+    """Writes a JSON value whole, indented, with a final newline (:func:`write_text_durable`)."""
+    write_text_durable(path, json.dumps(value, indent=2, allow_nan=False) + "\n")

@@ -13,7 +13,7 @@ pytest.importorskip("tokenizers")
 
 from rl_advantages.study.preflight import compare, errors_block, spec_tolerances  # noqa: E402
 from rl_advantages.study.requirements import missing_requirements  # noqa: E402
-from rl_advantages.study.settings import DriverError, load_settings, render, reward  # noqa: E402
+from rl_advantages.study.settings import DriverError, load_settings, render, reward, write_json, write_jsonl  # noqa: E402
 from rl_advantages.study.tiny_lm import CHARACTERS, char_tokenizer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
@@ -103,3 +103,24 @@ def test_lora_rank_zero_is_full_fine_tuning_and_is_checked(tmp_path: Path) -> No
         else:
             with pytest.raises(DriverError, match=r'field "lora_rank": must be an integer >= 0'):
                 load_settings(str(path))
+
+
+def test_driver_writes_are_whole_and_leave_no_temporary_even_when_the_disk_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    target = tmp_path / "result.json"
+    write_json(str(target), {"a": 1})
+    write_jsonl(str(tmp_path / "rows.jsonl"), [{"b": 2}, {"c": 3}])
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert (tmp_path / "rows.jsonl").read_text() == '{"b": 2}\n{"c": 3}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "rows.jsonl"]
+
+    def full(_fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError):
+        write_json(str(target), {"a": 2})
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "rows.jsonl"]
