@@ -162,9 +162,13 @@ class Server:
             RlAdvantagesError: the server's error (its code, message, field and index), or the client's
                 (``server_exited``, ``timeout``, ``bad_response``).
         """
+        session = payload.get("session")
+        if type(session) is int:
+            # As its string: what serve keeps it as, and exact beyond 2^53, where a JSON number is not.
+            session = str(session)
+            payload = {**payload, "session": session}
         with self._lock:
             self.start()
-            session = payload.get("session")
             new = session is not None and payload.get("op") != "state_dict" and str(session) not in self._sessions
             if new:
                 self._sessions.add(str(session))  # named if the server dies: its state dies with it (even mid-call)
