@@ -172,11 +172,15 @@ export class Row {
     return value;
   }
 
-  /** An id: a non-empty string or a finite number. */
-  id(field: string, what = 'a string or a number'): string | number {
+  /**
+   * An id compared exactly: a non-empty string or an integer within +-(2^53 - 1). A JSON number beyond has lost its
+   * identity in parsing (9007199254740993 reads as 9007199254740992), and a fraction's decimal is not its value.
+   */
+  id(field: string, what = 'a string or an integer'): string | number {
     const value = this.required(field, what);
-    if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return value;
-    throw this.error(field, `must be a non-empty string or a finite number, got ${describe(value)}`);
+    if ((typeof value === 'string' && value !== '') || Number.isSafeInteger(value)) return value as string | number;
+    const why = typeof value === 'number' && Number.isInteger(value) ? ' (a JSON number beyond loses its identity: write such ids as strings)' : '';
+    throw this.error(field, `must be a non-empty string or an integer within +-(2^53 - 1), got ${describe(value)}${why}`);
   }
 
   /** A required array of finite numbers. */
