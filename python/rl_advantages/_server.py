@@ -37,8 +37,10 @@ class Server:
     version, package version, estimator catalogue; a mismatch with this package is an error), and is closed by
     :meth:`close`, at the end of a ``with`` block, or at interpreter exit. Calls are serialised by a lock, so
     threads may share one server. A child that dies is reported (exit code, tail of its stderr) by the call that
-    finds it dead; the next call starts a new one (the dead one's sessions are gone: load their state again).
-    After ``os.fork`` the child process starts its own server.
+    finds it dead; the next call starts a new one (the dead one's sessions are gone: the error names them; load
+    their state again). A call interrupted (``KeyboardInterrupt``) keeps the server and its sessions: the next call
+    skips the interrupted request's answer by its id. The child runs with ``--exit-with-parent``: it ends with this
+    process, even mid-computation. After ``os.fork`` the child process starts its own server.
 
     Args:
         corpus: a corpus to fit the TF-IDF vectorizer on at start (``rl-adv serve --corpus``): JSON lines with the
@@ -52,7 +54,7 @@ class Server:
         node: the node executable (default: see :func:`rl_advantages.find_node`).
         bundle: the ``rl-adv`` script to run (default: the one this package carries).
         timeout: seconds to wait for one response (the first includes start-up), or None to wait forever. A
-            server that times out is killed, since its next line would answer the wrong request.
+            server that times out is killed, as it may be stuck; the error names the sessions lost.
 
     Example:
         >>> import rl_advantages as r
@@ -162,9 +164,13 @@ class Server:
             RlAdvantagesError: the server's error (its code, message, field and index), or the client's
                 (``server_exited``, ``timeout``, ``bad_response``).
         """
+        session = payload.get("session")
+        if type(session) is int:
+            # As its string: what serve keeps it as, and exact beyond 2^53, where a JSON number is not.
+            session = str(session)
+            payload = {**payload, "session": session}
         with self._lock:
             self.start()
-            session = payload.get("session")
             new = session is not None and payload.get("op") != "state_dict" and str(session) not in self._sessions
             if new:
                 self._sessions.add(str(session))  # named if the server dies: its state dies with it (even mid-call)

@@ -130,3 +130,15 @@ def test_python_and_serve_agree_on_random_mixed_ids(server):
         tagged = [f"{'s' if isinstance(x, str) else 'i'}:{x}" for x in plain]
         assert server.request({**request, "group_ids": tagged})["advantages"] == result.advantages.tolist(), ids
     assert checked_raw > 20 and refused_raw > 20  # both branches were exercised
+
+
+def test_session_ids_beyond_2_53_are_two_sessions(server):
+    batch = {"rewards": [1.0, 0.0], "prompts": ["a b", "c d"]}
+    r.compute_advantages("prompt_value", session=2**53, server=server, **batch)
+    r.compute_advantages("prompt_value", session=2**53 + 1, server=server, **{**batch, "rewards": [0.0, 0.0]})
+    first, second = r.state_dict(2**53, server=server), r.state_dict(2**53 + 1, server=server)
+    assert (first["session"], second["session"]) == (str(2**53), str(2**53 + 1))
+    assert first["state"] != second["state"]
+    with pytest.raises(r.RlAdvantagesError) as caught:  # serve's own JSON clients: such a number is refused
+        server.request({"op": "state_dict", "session": 2.0**53})
+    assert (caught.value.code, caught.value.field) == ("bad_type", "session")

@@ -50,6 +50,36 @@ def test_torch_tensors_and_no_torch_import_otherwise(server, require_torch):
         assert r.compute_advantages("loo_batch_mean", grad, server=server).advantages.tolist() == [1.0, -1.0]
 
 
+def test_tensors_without_readable_values_are_refused_naming_the_argument(require_torch):
+    torch = require_torch
+    server = r.Server()  # never started: the check is the client's
+    cases = [
+        ("rewards", torch.zeros(2, device="meta"), "on the meta device"),
+        ("rewards", torch.tensor([1.0, 0.0]).to_sparse(), "layout torch.sparse_coo"),
+        ("rewards", torch.nested.nested_tensor([torch.zeros(1), torch.zeros(1)], layout=torch.jagged), "nested"),
+        ("group_ids", torch.zeros(2, dtype=torch.int64, device="meta"), "on the meta device"),
+        ("mask", torch.zeros(2, dtype=torch.bool).to_sparse(), "layout"),
+        ("features", torch.eye(2).to_sparse_csr(), "layout torch.sparse_csr"),
+        ("rewards", torch.zeros(2, dtype=torch.complex64), "real numbers"),
+    ]
+    for field, tensor, words in cases:
+        kwargs = {"rewards": [1.0, 0.0], "group_ids": [0, 0], field: tensor}
+        estimator = "kernel_loo_T1" if field == "features" else "group_mean"
+        with pytest.raises(r.RlAdvantagesError) as caught:
+            r.compute_advantages(estimator, server=server, **kwargs)
+        assert (caught.value.code, caught.value.field) == ("bad_type", field), repr(caught.value)
+        assert words in caught.value.message and field in caught.value.message
+    assert server.pid is None
+
+
+def test_float8_tensors_are_read_exactly(server, require_torch):
+    torch = require_torch
+    values = [1.0, 0.0, 0.5, -0.25]  # exact in float8_e4m3fn
+    rewards = torch.tensor(values).to(torch.float8_e4m3fn)
+    result = r.compute_advantages("group_mean", rewards, group_ids=[0, 0, 1, 1], server=server)
+    assert result.advantages.tolist() == [0.5, -0.5, 0.375, -0.375]
+
+
 def test_torch_is_not_imported_for_lists_and_arrays():
     import subprocess
 

@@ -1,6 +1,7 @@
 // Turning calibration.jsonl rows (one rollout a line) into tasks with their rewards.
 import { RlAdvantagesError } from '../errors.js';
 import { checkFinite, describe } from '../internal/validate.js';
+import { checkRewardInBound } from '../estimators/batch.js';
 
 /** One calibration task: its prompt and the rewards of its G rollouts from the starting policy. */
 export interface CalibrationTask {
@@ -74,6 +75,7 @@ export function groupCalibrationRows(rows: readonly CalibrationRow[]): Calibrati
         index: i,
       });
     }
+    checkRewardInBound('reward', i, reward, `rows[${i}].reward`);
     const task = byId.get(id);
     if (task === undefined) {
       byId.set(id, { first: i, prompt, rewards: [reward] });
@@ -155,7 +157,7 @@ export function readTasks(tasks: readonly CalibrationTask[]): TaskTable {
         index: k,
       });
     }
-    for (let g = 0; g < rewards.length; g++) all.push(checkFinite(`tasks[${k}].rewards`, g, rewards[g]));
+    for (let g = 0; g < rewards.length; g++) all.push(checkRewardInBound('rewards', g, checkFinite(`tasks[${k}].rewards`, g, rewards[g]), `tasks[${k}].rewards[${g}]`));
     ids.push(taskId);
     prompts.push(prompt);
     sizes[k] = rewards.length;

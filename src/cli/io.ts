@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
+import { BoundedReadError, readBoundedFile, sizeWords } from '../internal/bounded-read.js';
 import { describe } from '../internal/validate.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { CliUsageError, type CliIo } from './core.js';
@@ -33,28 +34,49 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+async function readStream(stream: NodeJS.ReadableStream, maxBytes = Infinity, option = ''): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > maxBytes) throw new CliUsageError(`${option} <stdin>: more than the limit of ${sizeWords(maxBytes)}`);
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a file bounded (a regular file of at most `maxBytes`, or stdin for `-`, up to `maxBytes`). */
+async function readBoundedText(file: string, io: CliIo, option: string, maxBytes: number): Promise<string> {
+  if (file === STDIO) return readStream(io.stdin, maxBytes, option);
+  try {
+    return readBoundedFile(file, maxBytes).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof BoundedReadError)) throw error;
+    if (error.reason === 'unreadable') throw new CliUsageError(`${option} ${file}: cannot read it (${reason((error.cause ?? error) as Error)})`);
+    throw new CliUsageError(`${option} ${error.message}`);
+  }
 }
 
 /**
  * Reads a whole text file, or standard input for `-`, as UTF-8 (a leading byte-order mark is dropped).
  *
  * @param option - the option that named the file (e.g. `--input`), for the error message.
+ * @param maxBytes - when given, the file must be a regular file (or `-`) of at most this many bytes, checked before
+ *   it is read.
  * @throws {CliUsageError} when the file cannot be read, naming the option and the file, or when `-`
- *   is a terminal.
+ *   is a terminal; with `maxBytes`, when it is not a regular file or is larger.
  */
-export async function readText(file: string, io: CliIo, option: string): Promise<string> {
+export async function readText(file: string, io: CliIo, option: string, maxBytes?: number): Promise<string> {
   if (file === STDIO && (io.stdin as { isTTY?: boolean }).isTTY === true) {
     // Waiting for rows typed at a terminal is never what was meant.
     throw new CliUsageError(`${option} is standard input, which is a terminal: give ${option} FILE or pipe the rows in`);
   }
   let text: string;
   try {
-    text = file === STDIO ? await readStream(io.stdin) : await readFile(file, 'utf8');
+    text = maxBytes !== undefined ? await readBoundedText(file, io, option, maxBytes) : file === STDIO ? await readStream(io.stdin) : await readFile(file, 'utf8');
   } catch (error) {
+    if (error instanceof CliUsageError) throw error;
     throw new CliUsageError(`${option} ${displayName(file)}: cannot read it (${reason(error)})`);
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -150,11 +172,15 @@ export class Row {
     return value;
   }
 
-  /** An id: a non-empty string or a finite number. */
-  id(field: string, what = 'a string or a number'): string | number {
+  /**
+   * An id compared exactly: a non-empty string or an integer within +-(2^53 - 1). A JSON number beyond has lost its
+   * identity in parsing (9007199254740993 reads as 9007199254740992), and a fraction's decimal is not its value.
+   */
+  id(field: string, what = 'a string or an integer'): string | number {
     const value = this.required(field, what);
-    if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return value;
-    throw this.error(field, `must be a non-empty string or a finite number, got ${describe(value)}`);
+    if ((typeof value === 'string' && value !== '') || Number.isSafeInteger(value)) return value as string | number;
+    const why = typeof value === 'number' && Number.isInteger(value) ? ' (a JSON number beyond loses its identity: write such ids as strings)' : '';
+    throw this.error(field, `must be a non-empty string or an integer within +-(2^53 - 1), got ${describe(value)}${why}`);
   }
 
   /** A required array of finite numbers. */

@@ -13,9 +13,18 @@ export const SESSION_LIMIT = 4096;
 /** Creates the stateful estimator a request names (its spec and options already read). */
 export type CreateStateful = () => StatefulEstimator;
 
-/** A session id as the wire gives it: a non-empty string or a finite number (kept as its string). */
+/**
+ * A session id as the wire gives it: a non-empty string or an integer within +-(2^53 - 1) (kept as its string). A
+ * larger JSON number has lost its identity in parsing (two sessions would share one state): it is refused.
+ */
 export function sessionId(value: unknown, what: string): string {
-  if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  if ((typeof value === 'string' && value !== '') || Number.isSafeInteger(value)) return String(value);
+  if (typeof value === 'number') {
+    throw new RlAdvantagesError(`field "session" must be a non-empty string or an integer within +-(2^53 - 1), got ${value}: send such ids as strings`, {
+      code: 'bad_type',
+      field: 'session',
+    });
+  }
   throw new RlAdvantagesError(`field "session" is required for ${what}: a non-empty string or a number, got ${describe(value)}`, { code: 'missing_field', field: 'session' });
 }
 

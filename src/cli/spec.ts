@@ -6,6 +6,9 @@ import { didYouMean } from './suggest.js';
 import { inputError, lineOfPath, parseJson, readText } from './io.js';
 import { CliUsageError, type CliIo } from './core.js';
 
+/** The largest spec file read: 16 MiB (a spec is a page of JSON; checked before reading, with the file's kind). */
+export const SPEC_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
  * Reads and validates `--spec FILE` (`loadStudySpec`).
  *
@@ -13,7 +16,7 @@ import { CliUsageError, type CliIo } from './core.js';
  *   followed by one `FILE:LINE: PATH MESSAGE` line per problem.
  */
 export async function readSpec(file: string, io: CliIo): Promise<StudySpec> {
-  const text = await readText(file, io, '--spec');
+  const text = await readText(file, io, '--spec', SPEC_FILE_MAX_BYTES);
   const json = parseJson(text, file);
   try {
     return loadStudySpec(json);
@@ -43,7 +46,7 @@ export async function refuseUnknownGateMetrics(file: string, spec: StudySpec, io
   const index = spec.activationGate.checks.findIndex((c) => !known.includes(c.metric));
   if (index < 0) return;
   const metric = (spec.activationGate.checks[index] as { metric: string }).metric;
-  const text = await readText(file, io, '--spec');
+  const text = await readText(file, io, '--spec', SPEC_FILE_MAX_BYTES);
   const path = `activation_gate.checks[${index}].metric`;
   // The line of this check's "metric" key (lineOfPath would find the first check's).
   const from = Math.max(0, text.indexOf('"activation_gate"'));

@@ -20,17 +20,29 @@ export const REWARD_BOUND = 1e100;
 /** The largest response length (`lengths`) accepted: 1e15 tokens, so that L * (r - b)^2 stays finite (section 2.1). */
 export const LENGTH_BOUND = 1e15;
 
+/**
+ * The one check of a reward's range, for every input that takes rewards (estimators, calibration rows, the CLI):
+ * |value| <= REWARD_BOUND (the value is finite already).
+ *
+ * @param label - how the message names the value (default `field[index]`).
+ * @throws {@link RlAdvantagesError} `out_of_range` naming `field` and `index`.
+ * @example
+ * checkRewardInBound('rewards', 0, 1e308); // throws: rewards[0] is 1e+308; rewards must lie in [-1e100, 1e100] ...
+ */
+export function checkRewardInBound(field: string, index: number, value: number, label = `${field}[${index}]`): number {
+  if (value > REWARD_BOUND || value < -REWARD_BOUND) {
+    throw new RlAdvantagesError(`${label} is ${value}; rewards must lie in [-1e100, 1e100] so that no sum or variance of a batch can overflow (rescale the rewards)`, {
+      code: 'out_of_range',
+      field,
+      index,
+    });
+  }
+  return value;
+}
+
 /** Throws when |values[i]| > REWARD_BOUND (the values are finite already). */
 export function checkRewardBound(field: string, values: Float64Array): Float64Array {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
-    if (v > REWARD_BOUND || v < -REWARD_BOUND) {
-      throw new RlAdvantagesError(
-        `${field}[${i}] is ${v}; rewards must lie in [-1e100, 1e100] so that no sum or variance of a batch can overflow (rescale the rewards)`,
-        { code: 'out_of_range', field, index: i },
-      );
-    }
-  }
+  for (let i = 0; i < values.length; i++) checkRewardInBound(field, i, values[i] as number);
   return values;
 }
 

@@ -1,8 +1,8 @@
 // The estimator name form `kernel:PATH` (docs/method.md section 2.4): a kernel file read relative to a directory.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
+import { BoundedReadError, readBoundedFile, sizeWords } from '../internal/bounded-read.js';
 import { loadKernel, type LoadedKernel } from './kernel-file.js';
 
 /** The prefix of the estimator name form that names a kernel file. */
@@ -19,6 +19,12 @@ export interface ResolvedKernelName {
   readonly kernel: LoadedKernel;
 }
 
+/**
+ * The largest kernel file read: 256 MiB (a kernel of 10^5 prompts with 64-dimensional embeddings is about 130 MiB
+ * of JSON). Checked before reading, with the file's kind: a device or FIFO (`kernel:/dev/zero`) is refused at once.
+ */
+export const KERNEL_FILE_MAX_BYTES = 256 * 1024 * 1024;
+
 /** Whether an estimator name is the form `kernel:PATH`. */
 export function isKernelEstimatorName(name: unknown): name is string {
   return typeof name === 'string' && name.startsWith(KERNEL_NAME_PREFIX);
@@ -29,8 +35,9 @@ export function isKernelEstimatorName(name: unknown): name is string {
  * the command line, the spec file's directory for a spec's `arms[].advantage`) and loads it with {@link loadKernel}.
  * Returns null for any other name.
  *
- * @throws {@link RlAdvantagesError} (code `bad_kernel`) for an empty path, a file that cannot be read or is not a
- *   kernel file (the message names the path and the field).
+ * @throws {@link RlAdvantagesError} (code `bad_kernel`) for an empty path, a file that cannot be read, is not a
+ *   regular file, is larger than {@link KERNEL_FILE_MAX_BYTES} or is not a kernel file (the message names the path
+ *   and the field).
  * @example
  * ```ts
  * const resolved = resolveKernelEstimatorName('kernel:kernel.json', process.cwd());
@@ -46,9 +53,14 @@ export function resolveKernelEstimatorName(name: string, baseDir: string): Resol
   const path = isAbsolute(given) ? given : resolve(baseDir, given);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readBoundedFile(path, KERNEL_FILE_MAX_BYTES);
   } catch (error) {
-    throw new RlAdvantagesError(`estimator "${name}": cannot read the kernel file ${path}: ${(error as Error).message}`, { code: 'bad_kernel', field: 'estimator' });
+    if (!(error instanceof BoundedReadError)) throw error;
+    const message =
+      error.reason === 'unreadable'
+        ? `cannot read the kernel file ${path}: ${error.cause instanceof Error ? error.cause.message : error.message}`
+        : `the kernel file ${error.message}${error.reason === 'too_large' ? ` (kernel files are read up to ${sizeWords(KERNEL_FILE_MAX_BYTES)})` : ''}`;
+    throw new RlAdvantagesError(`estimator "${name}": ${message}`, { code: 'bad_kernel', field: 'estimator' });
   }
   let kernel: LoadedKernel;
   try {

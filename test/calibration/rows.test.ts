@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupCalibrationRows } from '../../src/calibration/rows.js';
+import { groupCalibrationRows, readTasks } from '../../src/calibration/rows.js';
 import { RlAdvantagesError } from '../../src/errors.js';
 
 describe('groupCalibrationRows', () => {
@@ -40,5 +40,21 @@ describe('groupCalibrationRows', () => {
     );
     expect(() => groupCalibrationRows([{ task_id: 'x', reward: 1 } as never])).toThrow('rows[0].prompt must be a string');
     expect(() => groupCalibrationRows('rows' as never)).toThrow(/rows must be an array/);
+  });
+});
+
+describe('rewards out of range', () => {
+  it('groupCalibrationRows and readTasks refuse |reward| > 1e100 with the estimators check (out_of_range, field, index)', () => {
+    const rows = [
+      { task_id: 'a', prompt: 'p', reward: 1 },
+      { task_id: 'a', prompt: 'p', reward: -1e308 },
+    ];
+    expect(() => groupCalibrationRows(rows)).toThrow(
+      expect.objectContaining({ code: 'out_of_range', field: 'reward', index: 1, message: expect.stringMatching(/^rows\[1\]\.reward is -1e\+308; rewards must lie in \[-1e100, 1e100\]/) }),
+    );
+    expect(() => readTasks([{ taskId: 'a', prompt: 'p', rewards: [0, 1e101] }])).toThrow(
+      expect.objectContaining({ code: 'out_of_range', field: 'rewards', index: 1, message: expect.stringMatching(/^tasks\[0\]\.rewards\[1\] is 1e\+101/) }),
+    );
+    expect(readTasks([{ taskId: 'a', prompt: 'p', rewards: [1e100, -1e100] }]).rewards).toEqual(Float64Array.of(1e100, -1e100));
   });
 });

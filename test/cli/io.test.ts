@@ -36,10 +36,20 @@ describe('Row', () => {
     expect(messageOf(() => row?.number('reward'))).toBe('in.jsonl:2: field "reward": must be a finite number, got "x"');
     expect(messageOf(() => row?.number('n'))).toBe('in.jsonl:2: field "n": must be a finite number, got Infinity');
     expect(messageOf(() => row?.string('prompt', 'the prompt text'))).toBe('in.jsonl:2: field "prompt": is missing (the prompt text)');
-    expect(messageOf(() => row?.id('id'))).toBe('in.jsonl:2: field "id": must be a non-empty string or a finite number, got ""');
+    expect(messageOf(() => row?.id('id'))).toBe('in.jsonl:2: field "id": must be a non-empty string or an integer within +-(2^53 - 1), got ""');
     expect(messageOf(() => row?.numbers('v'))).toBe('in.jsonl:2: field "v[1]": must be a finite number, got null');
     expect(row?.boolean('ok')).toBe(true);
     expect(row?.optionalString('absent')).toBeUndefined();
+  });
+
+  it('reads ids exactly: integers within 2^53 - 1 and strings; a larger number or a fraction is refused', () => {
+    const [ids] = parseJsonl('{"a": 9007199254740991, "b": "9007199254740993", "c": 9007199254740993, "d": 1.5, "e": true}\n', 'g.jsonl');
+    expect([ids?.id('a'), ids?.id('b')]).toEqual([9007199254740991, '9007199254740993']);
+    expect(messageOf(() => ids?.id('c'))).toBe(
+      'g.jsonl:1: field "c": must be a non-empty string or an integer within +-(2^53 - 1), got 9007199254740992 (a JSON number beyond loses its identity: write such ids as strings)',
+    );
+    expect(messageOf(() => ids?.id('d'))).toMatch(/field "d": must be a non-empty string or an integer within/);
+    expect(messageOf(() => ids?.id('e'))).toMatch(/field "e": .* got boolean$/);
   });
 });
 

@@ -2,6 +2,7 @@
 // the same or another server; bad checkpoints and mismatched estimators are refused naming the field.
 import { describe, expect, it } from 'vitest';
 import { RequestHandler } from '../../src/cli/commands/serve.js';
+import { sessionId } from '../../src/cli/serve-sessions.js';
 import { TfidfVectorizer } from '../../src/text/tfidf.js';
 
 const prompts = ['tom has apples', 'ann has pears', 'a train travels', 'a car travels', 'tom buys pears'];
@@ -74,5 +75,15 @@ describe('session errors', () => {
     // Loading replaces a session of that id.
     expect(ask(handler, { id: 13, op: 'load_state_dict', session: 's', estimator: 'prompt_value', state })).toMatchObject({ loaded: true });
     expect((ask(handler, { id: 14, op: 'state_dict', session: 's' }) as { state: unknown }).state).toEqual(state);
+  });
+});
+
+describe('sessionId', () => {
+  it('keeps strings and integers within 2^53 - 1 as their strings; refuses a number JSON has not kept exactly', () => {
+    expect([sessionId('run-7', 'x'), sessionId(12, 'x'), sessionId(-(2 ** 53 - 1), 'x')]).toEqual(['run-7', '12', '-9007199254740991']);
+    for (const bad of [2 ** 53, 1.5, -1e300]) {
+      expect(() => sessionId(bad, 'x')).toThrow(expect.objectContaining({ code: 'bad_type', field: 'session', message: expect.stringMatching(/send such ids as strings$/) }));
+    }
+    expect(() => sessionId('', 'a state_dict request')).toThrow(expect.objectContaining({ code: 'missing_field', field: 'session' }));
   });
 });

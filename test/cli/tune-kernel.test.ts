@@ -1,5 +1,5 @@
 // rl-adv tune-kernel and the estimator name form kernel:PATH in advantages, calibrate and serve.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLines, rlAdv, tempDir, writeJsonl } from './run.js';
@@ -122,5 +122,42 @@ describe('rl-adv tune-kernel --features', () => {
     const run = await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--families', 'embedding', '--out', 'k.json'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--families embedding: the embedding family needs --features F\.jsonl/);
+  });
+});
+
+describe('kernel:PATH files are checked before they are read', () => {
+  it('refuses a device, a folder and a file over the limit at once, in advantages and serve (which goes on)', async () => {
+    const dir = tempDir();
+    writeJsonl(dir, 'calib.jsonl', rows());
+    writeFileSync(join(dir, 'huge.json'), '');
+    truncateSync(join(dir, 'huge.json'), 300 * 1024 * 1024); // sparse: no disk used
+    const cases: [string, RegExp][] = [
+      ['kernel:/dev/zero', /the kernel file \/dev\/zero is a device, not a regular file/],
+      [`kernel:${dir}`, /is a folder, not a regular file/],
+      ['kernel:huge.json', /huge\.json is 314572800 bytes \(300 MiB\), over the limit of 268435456 bytes \(256 MiB\) \(kernel files are read up to 268435456 bytes \(256 MiB\)\)/],
+    ];
+    for (const [name, message] of cases) {
+      const run = await rlAdv(['advantages', '--estimator', name, '--input', 'calib.jsonl'], { cwd: dir });
+      expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(message)]);
+    }
+    const input = cases.map(([name], i) => JSON.stringify({ id: i, estimator: name, rewards: [1, 0], prompts: ['a', 'b'] })).join('\n') + '\n' + JSON.stringify({ id: 'next', estimator: 'loo_batch_mean', rewards: [1, 0] }) + '\n';
+    const serve = parseLines((await rlAdv(['serve'], { cwd: dir, input })).stdout) as { id: unknown; error?: { code: string; message: string } }[];
+    expect(serve.map((r) => [r.id, r.error?.code])).toEqual([[0, 'bad_kernel'], [1, 'bad_kernel'], [2, 'bad_kernel'], ['next', undefined]]);
+    cases.forEach(([, message], i) => expect(serve[i]?.error?.message).toMatch(message));
+  });
+});
+
+describe('rewards out of range', () => {
+  it('calibrate and tune-kernel refuse a reward of 1e308 as advantages does, naming file, line and field', async () => {
+    const dir = tempDir();
+    writeJsonl(dir, 'calib.jsonl', rows().map((row, k) => (k === 4 ? { ...(row as object), reward: 1e308 } : row)));
+    const message = 'calib.jsonl:5: field "reward": is 1e+308; rewards must lie in [-1e100, 1e100] so that no sum or variance of a batch can overflow (rescale the rewards)';
+    const runs = [
+      await rlAdv(['advantages', '--estimator', 'loo_batch_mean', '--input', 'calib.jsonl'], { cwd: dir }),
+      await rlAdv(['calibrate', '--input', 'calib.jsonl', '--estimators', 'loo_batch_mean', '--batch-size', '8', '--batches', '50'], { cwd: dir }),
+      await rlAdv(['tune-kernel', '--input', 'calib.jsonl', '--out', 'k.json'], { cwd: dir }),
+    ];
+    for (const run of runs) expect([run.code, run.stderr]).toEqual([2, `rl-adv: ${message}\n`]);
+    expect(existsSync(join(dir, 'k.json'))).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { calibrateBeff, groupCalibrationRows, type BeffCalibration, type CalibrationRow, type CalibrateBeffOptions } from '../../calibration/beff.js';
 import { calibrationJson, type VectorizerSource } from '../../calibration/json.js';
 import { RlAdvantagesError } from '../../errors.js';
+import { checkRewardInBound } from '../../estimators/batch.js';
 import { isStatefulEstimator, parseEstimatorName } from '../../estimators/registry.js';
 import { needsVectorizer } from '../estimator.js';
 import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-modules.js';
@@ -88,6 +89,11 @@ export function readRows(rows: readonly Row[]): CalibrationRow[] {
     const taskId = row.string('task_id', what);
     const prompt = row.string('prompt', what);
     const reward = row.number('reward', what);
+    try {
+      checkRewardInBound('reward', 0, reward, 'reward'); // the check advantages makes, in the same words
+    } catch (error) {
+      throw error instanceof RlAdvantagesError ? atRow(error, row.file, {}, () => row.line) : error;
+    }
     const earlier = first.get(taskId);
     if (earlier === undefined) first.set(taskId, row);
     else if (earlier.value.prompt !== prompt) {
