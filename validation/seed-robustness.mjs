@@ -31,7 +31,8 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const R = Number(opt('--replicates', quick ? 200 : 2000));
-const out = resolve(import.meta.dirname, 'results', quick ? 'seed-robustness-quick.json' : 'seed-robustness.json');
+const alternatives = args.includes('--alternatives');
+const out = resolve(import.meta.dirname, 'results', `seed-robustness${alternatives ? '-alternatives' : ''}${quick ? '-quick' : ''}.json`);
 const MARGIN = -0.05;
 const TAU = 1.5;
 const DROP = 0.14;
@@ -181,10 +182,57 @@ function runCell(part, cell, S, n, perSeed, intervals) {
   return { part, ...cell, seeds: S, n, truth: pop.truth, sigma_u: pop.sigmaU, collapse_shift: pop.shift, methods: summarise(t) };
 }
 
+/**
+ * The alternatives at the margin m0 = MARGIN (= the truth in every cell): the sign-flip randomisation test on the
+ * per-seed differences (exact when they are symmetric about the truth; 2^S sign patterns, S >= 6 to reach 0.025 per
+ * side) and Yuen's 20% trimmed t (trimmed mean, winsorised variance, h - 1 df). Each "covers" when its two-sided test
+ * at the truth does not reject, and "validates" when its upper one-sided test rejects at 0.025.
+ */
+function alternativeVerdicts(rows) {
+  const S = rows.length;
+  const d = rows.map((x) => x.reduce((a, v) => a + v, 0) / x.length - MARGIN);
+  const obs = d.reduce((a, v) => a + v, 0);
+  let ge = 0;
+  let le = 0;
+  for (let mask = 0; mask < 1 << S; mask++) {
+    let t = 0;
+    for (let s = 0; s < S; s++) t += mask & (1 << s) ? -Math.abs(d[s]) : Math.abs(d[s]);
+    if (t >= obs - 1e-15) ge++;
+    if (t <= obs + 1e-15) le++;
+  }
+  const pUp = ge / (1 << S);
+  const pDown = le / (1 << S);
+  const flip = { lower: pUp < 0.025 ? MARGIN + 1e-9 : -1, upper: pDown < 0.025 ? MARGIN - 1e-9 : 1 };
+  const g = Math.floor(0.2 * S);
+  const sorted = [...d].sort((a, b) => a - b);
+  const kept = sorted.slice(g, S - g);
+  const h = kept.length;
+  const tm = kept.reduce((a, v) => a + v, 0) / h;
+  const w = sorted.map((v) => Math.min(Math.max(v, sorted[g]), sorted[S - g - 1]));
+  const wm = w.reduce((a, v) => a + v, 0) / S;
+  const sw2 = w.reduce((a, v) => a + (v - wm) ** 2, 0) / (S - 1);
+  const se = Math.sqrt(((S - 1) * sw2) / (h * (h - 1)));
+  const q = quantileT(h);
+  const yuen = se > 0 ? { lower: MARGIN + tm - q * se, upper: MARGIN + tm + q * se } : { lower: -1, upper: 1 };
+  return { sign_flip: flip, trimmed_t_20: yuen };
+}
+
 const started = performance.now();
 const cells = [];
+if (alternatives) {
+  for (const law of ['normal', 'collapse_0.1', 'collapse_0.2']) {
+    for (const S of [5, 6, 10]) {
+      for (const n of [200, 1000]) {
+        cells.push(
+          runCell('alternatives', { law, seedSd: 0.02, gamma: 0, p0: 0.5 }, S, n, false, (rows) => ({ ...sharedIntervals(rows, false), ...alternativeVerdicts(rows) })),
+        );
+      }
+    }
+    process.stderr.write(`${law}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+}
 const LAWS = ['normal', 'skewed', 'collapse_0.1', 'collapse_0.2'];
-for (const law of quick ? ['normal', 'collapse_0.2'] : LAWS) {
+for (const law of alternatives ? [] : quick ? ['normal', 'collapse_0.2'] : LAWS) {
   for (const seedSd of quick ? [0.02] : [0.01, 0.02]) {
     for (const gamma of quick ? [0] : [0, 0.5]) {
       for (const S of quick ? [3, 10] : [3, 5, 10]) {
@@ -194,13 +242,13 @@ for (const law of quick ? ['normal', 'collapse_0.2'] : LAWS) {
   }
   process.stderr.write(`${law}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 }
-for (const S of [2, 3]) {
+for (const S of alternatives ? [] : [2, 3]) {
   for (const n of [3, 30, 200]) {
     for (const p0 of [0.5, 0.9]) cells.push(runCell('degenerate', { law: 'normal', seedSd: 0, gamma: 0, p0 }, S, n, false, (rows) => sharedIntervals(rows, true)));
   }
 }
-process.stderr.write(`degenerate: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-for (const S of quick ? [3] : [3, 5, 10]) {
+if (!alternatives) process.stderr.write(`degenerate: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+for (const S of alternatives ? [] : quick ? [3] : [3, 5, 10]) {
   for (const seedSd of [0, 0.02]) {
     for (const gamma of [0, 1]) {
       cells.push(
@@ -212,7 +260,7 @@ for (const S of quick ? [3] : [3, 5, 10]) {
     }
   }
 }
-const result = { script: 'validation/seed-robustness.mjs', quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
+const result = { script: `validation/seed-robustness.mjs${alternatives ? ' --alternatives' : ''}`, quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
 mkdirSync(resolve(import.meta.dirname, 'results'), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 const f = (x) => `${x.value.toFixed(4)} +- ${x.mc_error.toFixed(4)}`;
