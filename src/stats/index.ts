@@ -35,6 +35,7 @@ export {
   type SeedReplicate,
   type SeedPart,
   type SeedCriterionDecision,
+  type SeedFallback,
 } from './seeds.js';
 export { seedInterval, type SeedInterval, type SeedDegeneracy } from './seed-interval.js';
 export { seedMeansInterval, type SeedMeansInterval } from './seed-means-interval.js';
