@@ -25,106 +25,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { seedInterval, seedMeansInterval } from '../dist/stats.js';
-import { normalExpectation, population, populationAccuracy, solveMu } from './seed-decision-coverage-core.mjs';
+import { cellPopulation, MARGIN, meanSquares, study } from './seed-robustness-core.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const R = Number(opt('--replicates', quick ? 200 : 2000));
-const out = resolve(import.meta.dirname, 'results', quick ? 'seed-robustness-quick.json' : 'seed-robustness.json');
-const MARGIN = -0.05;
-const TAU = 1.5;
-const DROP = 0.14;
+const alternatives = args.includes('--alternatives');
+// --laws a,b: only those run laws of part 1, and no other part (a rerun of some cells, written beside the grid).
+const lawsOnly = opt('--laws', null)?.split(',');
+const out = resolve(
+  import.meta.dirname,
+  'results',
+  `seed-robustness${alternatives ? '-alternatives' : ''}${lawsOnly ? `-${lawsOnly.join('-')}` : ''}${quick ? '-quick' : ''}.json`,
+);
 const EXTREMES = [-1, 1];
-const expit = (x) => 1 / (1 + Math.exp(-x));
-
-function normal(rng) {
-  let u = rng();
-  while (u <= 0) u = rng();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
-}
-
-/** The mu with f(mu) = target for an increasing f, by bisection. */
-function solve(f, target) {
-  let lo = -40;
-  let hi = 40;
-  for (let i = 0; i < 100 && hi - lo > 1e-12; i++) {
-    const mid = (lo + hi) / 2;
-    if (f(mid) < target) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
-const EXP_NODES = Array.from({ length: 400 }, (_, j) => -Math.log(1 - (j + 0.5) / 400));
-
-/** The treatment's population accuracy E_u[G(mu + u, .)] under a run law, and the law's sampler. */
-function runLaw(law, sigmaU, sT0) {
-  const sTu = Math.sqrt(sT0 * sT0 + sigmaU * sigmaU);
-  if (law === 'normal') return { accuracy: (mu) => populationAccuracy(mu, sTu), draw: (rng) => sigmaU * normal(rng) };
-  if (law === 'skewed') {
-    return {
-      accuracy: (mu) => EXP_NODES.reduce((a, e) => a + normalExpectation((z) => expit(mu + sigmaU * (e - 1) + sT0 * z), 201), 0) / EXP_NODES.length,
-      draw: (rng) => sigmaU * (-Math.log(1 - rng()) - 1),
-    };
-  }
-  const pc = law === 'collapse_0.1' ? 0.1 : 0.2;
-  // The shift that takes a run's population accuracy down by DROP, at the normal law's mu for the target accuracy.
-  const at = (mu) => {
-    const base = populationAccuracy(mu, sTu);
-    const shift = solve((c) => populationAccuracy(mu + c, sTu), base - DROP) - mu;
-    return { base, shift };
-  };
-  let shift = 0;
-  return {
-    accuracy: (mu) => {
-      const a = at(mu);
-      shift = a.shift;
-      return (1 - pc) * a.base + pc * populationAccuracy(mu + a.shift, sTu);
-    },
-    draw: (rng) => sigmaU * normal(rng) + (rng() < pc ? shift : 0),
-    shift: () => shift,
-  };
-}
-
-/** One cell's population at Delta = MARGIN. */
-function cellPopulation({ law, seedSd, gamma, p0 }) {
-  const sigmaU = seedSd === 0 ? 0 : population({ p0, delta: MARGIN, seedSd, tau: TAU, gamma }).sigma_u;
-  const sT0 = Math.sqrt(TAU * TAU + gamma * gamma);
-  const muB = solveMu(p0, Math.sqrt(TAU * TAU + sigmaU * sigmaU));
-  const L = runLaw(law, sigmaU, sT0);
-  const target = populationAccuracy(muB, Math.sqrt(TAU * TAU + sigmaU * sigmaU)) + MARGIN;
-  const muT = solve(L.accuracy, target);
-  const truth = L.accuracy(muT) - populationAccuracy(muB, Math.sqrt(TAU * TAU + sigmaU * sigmaU));
-  return { law, sigmaU, muB, muT, gamma, truth, draw: L.draw, shift: L.shift?.() ?? 0 };
-}
-
-/** One study: S rows of paired differences; fresh items per seed when perSeed. */
-function study(pop, S, n, rng, perSeed) {
-  const items = () => Array.from({ length: n }, () => [TAU * normal(rng), pop.gamma * normal(rng)]);
-  let shared = perSeed ? null : items();
-  const rows = [];
-  for (let s = 0; s < S; s++) {
-    const its = shared ?? items();
-    const uT = pop.muT + pop.draw(rng);
-    const uB = pop.muB + (pop.sigmaU === 0 ? 0 : pop.sigmaU * normal(rng));
-    rows.push(Float64Array.from(its, ([z, w]) => (rng() < expit(uT + z + w) ? 1 : 0) - (rng() < expit(uB + z) ? 1 : 0)));
-  }
-  return rows;
-}
-
-/** The two-way mean squares, computed here (not the library's). */
-function meanSquares(rows) {
-  const S = rows.length;
-  const n = rows[0].length;
-  const r = rows.map((x) => x.reduce((a, v) => a + v, 0) / n);
-  const c = Array.from({ length: n }, (_, i) => rows.reduce((a, x) => a + x[i], 0) / S);
-  const g = r.reduce((a, v) => a + v, 0) / S;
-  let e = 0;
-  rows.forEach((x, s) => x.forEach((v, i) => (e += (v - r[s] - c[i] + g) ** 2)));
-  return { g, seed: (n * r.reduce((a, v) => a + (v - g) ** 2, 0)) / (S - 1), item: n > 1 ? (S * c.reduce((a, v) => a + (v - g) ** 2, 0)) / (n - 1) : 0, error: n > 1 ? e / ((S - 1) * (n - 1)) : 0 };
-}
-
 function tally(intervals, truth, t) {
   for (const [name, iv] of Object.entries(intervals)) {
     const x = (t[name] ??= { covered: 0, falseValidated: 0, zeroWidth: 0, noInterval: 0, width: 0 });
@@ -181,10 +96,57 @@ function runCell(part, cell, S, n, perSeed, intervals) {
   return { part, ...cell, seeds: S, n, truth: pop.truth, sigma_u: pop.sigmaU, collapse_shift: pop.shift, methods: summarise(t) };
 }
 
+/**
+ * The alternatives at the margin m0 = MARGIN (= the truth in every cell): the sign-flip randomisation test on the
+ * per-seed differences (exact when they are symmetric about the truth; 2^S sign patterns, S >= 6 to reach 0.025 per
+ * side) and Yuen's 20% trimmed t (trimmed mean, winsorised variance, h - 1 df). Each "covers" when its two-sided test
+ * at the truth does not reject, and "validates" when its upper one-sided test rejects at 0.025.
+ */
+function alternativeVerdicts(rows) {
+  const S = rows.length;
+  const d = rows.map((x) => x.reduce((a, v) => a + v, 0) / x.length - MARGIN);
+  const obs = d.reduce((a, v) => a + v, 0);
+  let ge = 0;
+  let le = 0;
+  for (let mask = 0; mask < 1 << S; mask++) {
+    let t = 0;
+    for (let s = 0; s < S; s++) t += mask & (1 << s) ? -Math.abs(d[s]) : Math.abs(d[s]);
+    if (t >= obs - 1e-15) ge++;
+    if (t <= obs + 1e-15) le++;
+  }
+  const pUp = ge / (1 << S);
+  const pDown = le / (1 << S);
+  const flip = { lower: pUp < 0.025 ? MARGIN + 1e-9 : -1, upper: pDown < 0.025 ? MARGIN - 1e-9 : 1 };
+  const g = Math.floor(0.2 * S);
+  const sorted = [...d].sort((a, b) => a - b);
+  const kept = sorted.slice(g, S - g);
+  const h = kept.length;
+  const tm = kept.reduce((a, v) => a + v, 0) / h;
+  const w = sorted.map((v) => Math.min(Math.max(v, sorted[g]), sorted[S - g - 1]));
+  const wm = w.reduce((a, v) => a + v, 0) / S;
+  const sw2 = w.reduce((a, v) => a + (v - wm) ** 2, 0) / (S - 1);
+  const se = Math.sqrt(((S - 1) * sw2) / (h * (h - 1)));
+  const q = quantileT(h);
+  const yuen = se > 0 ? { lower: MARGIN + tm - q * se, upper: MARGIN + tm + q * se } : { lower: -1, upper: 1 };
+  return { sign_flip: flip, trimmed_t_20: yuen };
+}
+
 const started = performance.now();
 const cells = [];
+if (alternatives) {
+  for (const law of ['normal', 'collapse_0.1', 'collapse_0.2']) {
+    for (const S of [5, 6, 10]) {
+      for (const n of [200, 1000]) {
+        cells.push(
+          runCell('alternatives', { law, seedSd: 0.02, gamma: 0, p0: 0.5 }, S, n, false, (rows) => ({ ...sharedIntervals(rows, false), ...alternativeVerdicts(rows) })),
+        );
+      }
+    }
+    process.stderr.write(`${law}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+}
 const LAWS = ['normal', 'skewed', 'collapse_0.1', 'collapse_0.2'];
-for (const law of quick ? ['normal', 'collapse_0.2'] : LAWS) {
+for (const law of alternatives ? [] : (lawsOnly ?? (quick ? ['normal', 'collapse_0.2'] : LAWS))) {
   for (const seedSd of quick ? [0.02] : [0.01, 0.02]) {
     for (const gamma of quick ? [0] : [0, 0.5]) {
       for (const S of quick ? [3, 10] : [3, 5, 10]) {
@@ -194,13 +156,13 @@ for (const law of quick ? ['normal', 'collapse_0.2'] : LAWS) {
   }
   process.stderr.write(`${law}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 }
-for (const S of [2, 3]) {
+for (const S of alternatives || lawsOnly ? [] : [2, 3]) {
   for (const n of [3, 30, 200]) {
     for (const p0 of [0.5, 0.9]) cells.push(runCell('degenerate', { law: 'normal', seedSd: 0, gamma: 0, p0 }, S, n, false, (rows) => sharedIntervals(rows, true)));
   }
 }
-process.stderr.write(`degenerate: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-for (const S of quick ? [3] : [3, 5, 10]) {
+if (!alternatives && !lawsOnly) process.stderr.write(`degenerate: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+for (const S of alternatives || lawsOnly ? [] : quick ? [3] : [3, 5, 10]) {
   for (const seedSd of [0, 0.02]) {
     for (const gamma of [0, 1]) {
       cells.push(
@@ -212,7 +174,7 @@ for (const S of quick ? [3] : [3, 5, 10]) {
     }
   }
 }
-const result = { script: 'validation/seed-robustness.mjs', quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
+const result = { script: `validation/seed-robustness.mjs${alternatives ? ' --alternatives' : ''}`, quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
 mkdirSync(resolve(import.meta.dirname, 'results'), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 const f = (x) => `${x.value.toFixed(4)} +- ${x.mc_error.toFixed(4)}`;

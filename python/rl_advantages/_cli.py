@@ -179,6 +179,7 @@ def decide(
     spec: str | os.PathLike[str] | None = None,
     method: str | None = None,
     seed_method: str | None = None,
+    seed_items: str | None = None,
     node: str | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
@@ -189,19 +190,20 @@ def decide(
     section 5.8): a path to a JSON-lines file ``{seed, treatment, baseline}`` (paths relative to its folder), or a list
     of ``{"seed": 0, "treatment": ..., "baseline": ...}`` whose arms are paths or lists of row dicts; returns the
     decision across seeds ``{method, estimate, interval: [lower, upper], verdict, per_seed: [...], per_seed_difference_sd, run_to_run_sd, fallback, outliers, ...}``.
-    ``seed_method``: another seed-level method than the spec's ``decision_rule.seed_method``. Errors about a listed
+    ``seed_method``: another seed-level method than the spec's ``decision_rule.seed_method``. ``seed_items``:
+    ``"per_seed"`` when each seed was evaluated on its own items (``--seed-items``). Errors about a listed
     replicate name it as ``replicates[i]``."""
     with ExitStack() as stack:
         if replicates is None:
             if treatment is None or baseline is None:
                 raise RlAdvantagesError("bad_type", "give treatment and baseline (one seed), or replicates=[{seed, treatment, baseline}, ...]", field="treatment" if treatment is None else "baseline")
-            flags = dict(spec=spec, treatment=_rows_file(stack, "--treatment", treatment), baseline=_rows_file(stack, "--baseline", baseline), method=method, seed_method=seed_method)
+            flags = dict(spec=spec, treatment=_rows_file(stack, "--treatment", treatment), baseline=_rows_file(stack, "--baseline", baseline), method=method, seed_method=seed_method, seed_items=seed_items)
             return _json_command("decide", flags, node, timeout)
         if treatment is not None or baseline is not None:
             raise RlAdvantagesError("bad_type", "give replicates or treatment and baseline, not both", field="replicates")
         path, written = _replicates_file(stack, replicates)
         try:
-            return _json_command("decide", dict(spec=spec, replicates=path, method=method, seed_method=seed_method), node, timeout)
+            return _json_command("decide", dict(spec=spec, replicates=path, method=method, seed_method=seed_method, seed_items=seed_items), node, timeout)
         except RlAdvantagesError as error:
             if written is None:
                 raise
@@ -223,6 +225,7 @@ def plan(
     item_sd: float | None = None,
     effect: float | None = None,
     seed_method: str | None = None,
+    from_decision: str | os.PathLike[str] | None = None,
     node: str | None = None,
     timeout: float | None = None,
 ) -> dict[str, Any]:
@@ -230,9 +233,12 @@ def plan(
     ``pilot``: (treatment, baseline) per-item results to estimate the discordance from. ``control_accuracy``: the
     control arm's expected accuracy, which only paired_newcombe's power uses (``--control-accuracy``, default 0.5).
     ``seeds`` (with ``between_seed_sd``, and optionally ``effect``, ``item_sd``, ``seed_method``): the power of the
-    decision across ``seeds`` training seeds instead (``rl-adv plan --seeds``, docs/method.md section 5.9)."""
+    decision across ``seeds`` training seeds instead (``rl-adv plan --seeds``, docs/method.md section 5.9);
+    ``between_seed_sd`` is the run-to-run SD (a decision's ``run_to_run_sd``). ``from_decision``: a
+    ``decide(replicates=...)`` result saved as JSON (or a study's decision.json) to take it from (``--from-decision``)."""
     with ExitStack() as stack:
         pilots = None if pilot is None else [_rows_file(stack, "--pilot", pilot[0]), _rows_file(stack, "--pilot-baseline", pilot[1])]
         flags = dict(spec=spec, n=n, discordance=discordance, control_accuracy=control_accuracy, pilot=pilots, method=method,
-                     seeds=seeds, between_seed_sd=between_seed_sd, item_sd=item_sd, effect=effect, seed_method=seed_method)  # fmt: skip
+                     seeds=seeds, between_seed_sd=between_seed_sd, item_sd=item_sd, effect=effect, seed_method=seed_method,
+                     from_decision=None if from_decision is None else os.fspath(from_decision))  # fmt: skip
         return _json_command("plan", flags, node, timeout)

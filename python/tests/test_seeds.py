@@ -81,3 +81,21 @@ def test_plan_seeds_is_the_command_s_json():
     assert 0 <= ours["p_validated"] <= 1 and ours["mc_error"]["p_validated"] >= 0
     with pytest.raises(r.RlAdvantagesError, match="--seeds needs --between-seed-sd"):
         r.plan(seeds=3)
+
+
+def test_seeds_on_their_own_items_and_plan_from_a_decision(tmp_path):
+    # The reference's own-items layout (test/fixtures/seed_reference.py): per_seed from the file, or seed_items=.
+    want = REF["per_seed_items"]
+    own = [{"seed": line["seed"], "treatment": rows(line["treatment"]), "baseline": rows(line["baseline"])} for line in rows("replicates-own.jsonl")]
+    with pytest.raises(r.RlAdvantagesError, match="per_seed"):
+        r.decide(replicates=own)
+    d = r.decide(replicates=own, seed_items="per_seed")
+    assert d == r.decide(replicates=FIXTURES / "seeds" / "replicates-own.jsonl")
+    assert d["item_sets"] == "per_seed"
+    assert d["interval"] == pytest.approx(want["interval"], abs=1e-12)
+    # plan takes the decision's run-to-run SD, never its per-seed difference SD.
+    saved = tmp_path / "decision.json"
+    saved.write_text(json.dumps(r.decide(replicates=listed())))
+    p = r.plan(from_decision=saved, n=1000)
+    assert p["run_to_run_sd"] == pytest.approx(json.loads(saved.read_text())["run_to_run_sd"], abs=0)
+    assert p["seeds"] == 3

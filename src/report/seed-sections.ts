@@ -47,7 +47,7 @@ export function seedWarnings(d: SeedDecisionJson): string[] {
   }
   for (const o of (d as { outliers?: SeedDecisionJson['outliers'] }).outliers ?? []) {
     out.push(
-      `**Warning: seed ${o.seed} is an outlier** (difference ${num(o.estimate)}, ${num(o.score, 3)} robust SDs from the median of the seeds; ` +
+      `**Warning: seed ${o.seed} is an outlier** (difference ${num(o.estimate)}, score ${num(o.score, 3)} against the others, cutoff ${num(o.cutoff, 3)}; ` +
         'a collapsed or diverged run?). The t interval assumes normal run effects; docs/method.md section 5.8 gives its coverage when runs collapse.',
     );
   }

@@ -35,10 +35,11 @@ export {
   type SeedReplicate,
   type SeedPart,
   type SeedCriterionDecision,
+  type SeedFallback,
 } from './seeds.js';
 export { seedInterval, type SeedInterval, type SeedDegeneracy } from './seed-interval.js';
 export { seedMeansInterval, type SeedMeansInterval } from './seed-means-interval.js';
-export { outlyingSeeds, OUTLIER_CUTOFF, type OutlyingSeed } from './seed-outliers.js';
+export { outlyingSeeds, OUTLIER_FALSE_ALARM, type OutlyingSeed } from './seed-outliers.js';
 export { SEED_METHOD_NAMES, DEFAULT_SEED_METHOD, type SeedMethodName } from './seed-method-names.js';
 export {
   seedDesignPower,

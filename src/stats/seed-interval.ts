@@ -32,6 +32,8 @@ export interface SeedInterval {
   readonly betweenSeedSd: number;
   /** @deprecated the same as {@link SeedInterval.runToRunSd}. */
   readonly seedComponentSd: number;
+  /** sqrt(MS_error / n) (0 when n = 1): the SD a per-seed mean has from the run-by-item noise alone. */
+  readonly noiseSd: number;
   /** True when MS_error replaced a smaller MS_seed in the standard error (the floor of docs/method.md section 5.8). */
   readonly floored: boolean;
   /**
@@ -197,6 +199,7 @@ export function seedInterval(options: {
     runToRunSd: runToRun,
     betweenSeedSd: Math.sqrt(ms.seed / n),
     seedComponentSd: runToRun,
+    noiseSd: Number.isNaN(ms.error) ? 0 : Math.sqrt(ms.error / n),
     floored,
     degenerate,
     itemComponentSd: Number.isNaN(ms.item) ? 0 : Math.sqrt(Math.max(0, (ms.item - ms.error) / S)),

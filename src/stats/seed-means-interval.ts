@@ -25,6 +25,8 @@ export interface SeedMeansInterval {
   readonly perSeedDifferenceSd: number;
   /** sqrt(max(0, V - F)), V the per-seed means' sample variance and F the mean of v_s / n_s: the run-to-run SD. */
   readonly runToRunSd: number;
+  /** sqrt(F): the SD a per-seed mean has from the items and noise alone. */
+  readonly noiseSd: number;
   /** True when the floor F replaced a smaller V. */
   readonly floored: boolean;
   readonly degenerate: SeedDegeneracy | null;
@@ -90,6 +92,7 @@ export function seedMeansInterval(options: { differences: readonly Float64Array[
     perSeed: means,
     perSeedDifferenceSd: Math.sqrt(V),
     runToRunSd: Math.sqrt(Math.max(0, V - F)),
+    noiseSd: Math.sqrt(F),
     floored: V < F,
     degenerate,
   };

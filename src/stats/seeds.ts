@@ -2,17 +2,17 @@
 // test items, from S seeds x n paired items.
 import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
-import { differenceExtremes } from './criteria.js';
 import { decide, decisionJson, type Decision, type DecisionJson } from './decision.js';
 import { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './decision-rule.js';
 import { criterionDifferences, pairItems, type IndexedItem, type PairedItem } from './items.js';
 import type { DecisionMethodName } from './method-names.js';
-import { seedInterval, type SeedDegeneracy } from './seed-interval.js';
-import { seedMeansInterval } from './seed-means-interval.js';
+import { criterionDecision, type SeedCriterionDecision, type SeedFallback } from './seed-criterion.js';
 import { outlyingSeeds } from './seed-outliers.js';
 import { alignItems, checkReplicates, inReplicate } from './seed-replicates.js';
 import { DEFAULT_SEED_METHOD, isSeedMethodName, SEED_METHOD_NAMES, type SeedMethodName } from './seed-method-names.js';
-import { combineVerdicts, criterionVerdict, type Verdict } from './verdict.js';
+import { combineVerdicts, type Verdict } from './verdict.js';
+
+export type { SeedCriterionDecision, SeedFallback } from './seed-criterion.js';
 
 /** One training seed's evaluation: both arms trained with this seed, evaluated on the same items. */
 export interface SeedReplicate {
@@ -37,49 +37,6 @@ export interface SeedPart {
   readonly baselineAccuracy: number;
   /** {@link decide}'s result for this seed alone, with the rule's own paired method (about this pair of checkpoints only). */
   readonly decision: Decision;
-}
-
-/** One criterion of a seed-level decision. */
-export interface SeedCriterionDecision {
-  readonly id: string;
-  readonly metric: string;
-  readonly estimate: number;
-  readonly lower: number;
-  readonly upper: number;
-  readonly margin: number;
-  readonly verdict: Verdict;
-  readonly halfWidth: number;
-  readonly standardError: number;
-  readonly df: number;
-  /** The per-seed mean differences, in replicate order. */
-  readonly perSeed: readonly number[];
-  /** The sample SD of the per-seed differences (what the data show: run-to-run spread plus each seed's item noise). */
-  readonly perSeedDifferenceSd: number;
-  /** The run-to-run SD sigma_a estimated with the item noise taken out (what `plan --between-seed-sd` takes). */
-  readonly runToRunSd: number;
-  /** @deprecated the same as perSeedDifferenceSd. */
-  readonly betweenSeedSd: number;
-  /** @deprecated the same as runToRunSd. */
-  readonly seedComponentSd: number;
-  /** The SD over items of an item's expected difference (0 with `per_seed` items: not separable from the noise there). */
-  readonly itemComponentSd: number;
-  /** 1 - alpha / k: the level of this interval. */
-  readonly level: number;
-  /** Null, or why the interval is not the method's t interval (docs/method.md section 5.8). */
-  readonly fallback: SeedFallback | null;
-}
-
-/**
- * What replaced the method's plain t interval (docs/method.md section 5.8): `ms_error_floor`, MS_error used in place
- * of a smaller MS_seed (the per-seed differences agree more closely than the run-by-item noise allows); `whole_range`,
- * no variance could be estimated (`no_variation` or `one_item`), so the interval is the whole range of d and the
- * verdict inconclusive unless the margin lies outside that range.
- */
-export interface SeedFallback {
-  readonly rule: 'ms_error_floor' | 'whole_range';
-  readonly reason: 'seed_spread_below_noise' | SeedDegeneracy;
-  /** The reason in words. */
-  readonly text: string;
 }
 
 /** The result of {@link decideAcrossSeeds}; the top-level estimate, interval and margin are the first criterion's. */
@@ -108,10 +65,8 @@ export interface SeedDecision {
   readonly perSeedDifferenceSd: number;
   /** The run-to-run SD estimate (first criterion): what `plan --between-seed-sd` takes. */
   readonly runToRunSd: number;
-  /** @deprecated the same as perSeedDifferenceSd. */
-  readonly betweenSeedSd: number;
-  /** @deprecated the same as runToRunSd. */
-  readonly seedComponentSd: number;
+  /** @deprecated perSeedDifferenceSd. */ readonly betweenSeedSd: number;
+  /** @deprecated runToRunSd. */ readonly seedComponentSd: number;
   readonly itemComponentSd: number;
   /** `shared` (every seed on the same items, paired) or `per_seed` (each seed its own items). */
   readonly itemSets: 'shared' | 'per_seed';
@@ -119,8 +74,8 @@ export interface SeedDecision {
   readonly level: number;
   /** The first criterion's fallback, when its interval is not the method's t interval. */
   readonly fallback: SeedFallback | null;
-  /** The seeds whose first-criterion difference is an outlier among the seeds (modified z-score > 3.5). */
-  readonly outliers: readonly { seed: number; estimate: number; score: number }[];
+  /** The seeds whose first-criterion difference is an outlier among the seeds (leave-one-out t, 1% false alarms). */
+  readonly outliers: readonly { seed: number; estimate: number; score: number; cutoff: number }[];
   readonly perSeed: readonly SeedPart[];
   readonly criteria: readonly SeedCriterionDecision[];
 }
@@ -155,7 +110,7 @@ function chooseMethod(rule: DecisionRule, method: unknown): { method: SeedMethod
  * every criterion is, failed if any is. Each seed also gets {@link decide}'s decision with the rule's paired method.
  * MS_seed is floored at MS_error and a variance that cannot be estimated gives the whole range (`fallback` says which
  * and why); `itemSets: 'per_seed'` (or the rule's `seed_items`) decides seeds on their own items by a t on the per-seed
- * means; `outliers` flags a seed far from the others (modified z-score > 3.5).
+ * means; `outliers` flags a seed far from the others (leave-one-out t, 1% false alarms under normal runs).
  *
  * @param options.replicates - `[{ seed, treatment, baseline }]`: distinct integer seeds, each with both arms' items
  *   (`{ item_id, correct }`, `{ item_id, score }` or `{ item_id, metrics }`), every seed on the same item ids.
@@ -234,7 +189,7 @@ export function decideAcrossSeeds(options: {
     itemSets,
     level: primary.level,
     fallback: primary.fallback,
-    outliers: outlyingSeeds(primary.perSeed).map((o) => ({ seed: reps[o.index]?.seed as number, estimate: o.estimate, score: o.score })),
+    outliers: outlyingSeeds(primary.perSeed, primary.noiseSd).map((o) => ({ seed: reps[o.index]?.seed as number, estimate: o.estimate, score: o.score, cutoff: o.cutoff })),
     perSeed,
     criteria,
   };
@@ -246,46 +201,6 @@ function chooseItemSets(rule: DecisionRule, itemSets: unknown): 'shared' | 'per_
     throw new RlAdvantagesError(`itemSets must be "shared" or "per_seed", got ${describe(value)}`, { code: 'bad_type', field: 'itemSets' });
   }
   return value;
-}
-
-const FALLBACK_TEXT: Readonly<Record<SeedFallback['reason'], string>> = {
-  seed_spread_below_noise: "the per-seed differences agree more closely than the run-by-item noise allows (MS_seed < MS_error): MS_error is used in MS_seed's place",
-  no_variation: 'no variance can be estimated (every seed gave the same differences and no run-by-item noise is left): no interval, the whole range of d',
-  one_item: "one item per seed: the items' variance cannot be estimated, so seed_item_t gives no interval (the whole range of d); seed_t speaks for that one item only",
-};
-
-/** One criterion's seed-level interval, verdict and fallback. */
-function criterionDecision(
-  c: DecisionCriterion,
-  differences: Float64Array[],
-  o: { alpha: number; k: number; method: SeedMethodName; itemSets: 'shared' | 'per_seed' },
-): SeedCriterionDecision {
-  const extremes = differenceExtremes(c);
-  const iv =
-    o.itemSets === 'per_seed'
-      ? { ...seedMeansInterval({ differences, alpha: o.alpha, comparisons: o.k, extremes }), itemComponentSd: 0 }
-      : seedInterval({ differences, alpha: o.alpha, comparisons: o.k, method: o.method, extremes });
-  const reason = iv.degenerate ?? (iv.floored ? 'seed_spread_below_noise' : null);
-  return {
-    id: c.id,
-    metric: c.metric,
-    estimate: iv.estimate,
-    lower: iv.lower,
-    upper: iv.upper,
-    margin: c.margin,
-    verdict: criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin }),
-    halfWidth: iv.degenerate === null ? iv.halfWidth : (extremes[1] - extremes[0]) / 2,
-    standardError: iv.degenerate === null ? iv.standardError : 0,
-    df: iv.df,
-    perSeed: iv.perSeed,
-    perSeedDifferenceSd: iv.perSeedDifferenceSd,
-    runToRunSd: iv.runToRunSd,
-    betweenSeedSd: iv.perSeedDifferenceSd,
-    seedComponentSd: iv.runToRunSd,
-    itemComponentSd: iv.itemComponentSd,
-    level: 1 - o.alpha / o.k,
-    fallback: reason === null ? null : { rule: iv.degenerate === null ? 'ms_error_floor' : 'whole_range', reason, text: FALLBACK_TEXT[reason] },
-  };
 }
 
 /** A seed-level decision's plain JSON form (snake_case), as `rl-adv decide --replicates --json` prints it and summary.json holds it. */
@@ -315,8 +230,8 @@ export interface SeedDecisionJson {
   item_component_sd: number;
   /** Null, or what replaced the method's t interval and why (docs/method.md section 5.8). */
   fallback: { rule: SeedFallback['rule']; reason: SeedFallback['reason']; text: string } | null;
-  /** Seeds whose difference is an outlier among the seeds (modified z-score > 3.5). */
-  outliers: { seed: number; estimate: number; score: number }[];
+  /** Seeds whose difference is an outlier among the seeds (leave-one-out t over the others, 1% false alarms). */
+  outliers: { seed: number; estimate: number; score: number; cutoff: number }[];
   criteria: {
     id: string;
     metric: string;

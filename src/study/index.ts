@@ -54,6 +54,7 @@ export {
   type StudyPhase,
   type CalibrationSummary,
   type StudyDesignPower,
+  type StudySeedDesignPower,
   type TuningSummary,
   type TuningKernelSummary,
   type ReplicateSummary,

@@ -70,5 +70,11 @@ describe('rl-adv study with decision_rule.seeds', () => {
       return [s.replicates, s.decision, s.learning, s.start];
     };
     expect(numbers(cut)).toEqual(numbers(whole));
+    // The report gives the power of the design the run used (2 seeds), with the one-seed paired power labelled as that.
+    const summary = JSON.parse(readFileSync(path.join(whole, 'summary.json'), 'utf8')) as { seed_design_power?: { seeds?: number; assumptions?: string } };
+    expect(summary.seed_design_power).toMatchObject({ seeds: 2, assumptions: expect.stringContaining('run-to-run SD 0.02 (assumed)') });
+    const report = readFileSync(path.join(whole, 'report.md'), 'utf8');
+    expect(report).toContain('What this design can conclude (2 seeds)');
+    expect(report).toContain("One seed's paired decision only");
   });
 });

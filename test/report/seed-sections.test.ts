@@ -53,3 +53,19 @@ describe('learning section', () => {
     expect(sectionMarkdown(s).join('\n')).not.toContain('No arm improved');
   });
 });
+
+describe('the honest parts of the across-seeds section', () => {
+  it('labels the level 1 - alpha/k, names the two SDs apart, and states a fallback and an outlying seed', () => {
+    const two = parseDecisionRule({ ...rule, criteria: [rule.criteria[0], { ...rule.criteria[0], id: 'second' }] });
+    const json = seedDecisionJson(decideAcrossSeeds({ replicates, rule: two }));
+    const md = sectionMarkdown(seedDecisionSection(json, { treatment: 'gs1', baseline: 'grpo' }, false)).join('\n');
+    expect(md).toContain('97.5% interval');
+    expect(md).not.toContain('95% interval');
+    expect(md).toContain('SD of the per-seed differences');
+    expect(md).toContain('run-to-run SD');
+    const flagged = { ...d, fallback: { rule: 'whole_range' as const, reason: 'no_variation' as const, text: 'no variance' }, outliers: [{ seed: 2, estimate: -0.14, score: 40, cutoff: 10.2 }] };
+    const text = sectionMarkdown(seedDecisionSection(flagged, { treatment: 'gs1', baseline: 'grpo' }, false)).join('\n');
+    expect(text).toContain('No interval: no variance');
+    expect(text).toContain('seed 2 is an outlier');
+  });
+});

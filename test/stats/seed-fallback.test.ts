@@ -1,5 +1,6 @@
 // The seed-level decision's honest cases (docs/method.md section 5.8): the MS_error floor, no interval when no
 // variance can be estimated, n = 1, seeds on their own items, and the outlying seed. Figures worked by hand.
+import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/index.js';
 import { decideAcrossSeeds, outlyingSeeds, parseDecisionRule, seedDecisionJson, seedInterval, seedMeansInterval } from '../../src/stats/index.js';
@@ -95,15 +96,31 @@ describe('seeds on their own items', () => {
 });
 
 describe('the outlying seed', () => {
-  it('modified z-score > 3.5 against the median; MAD = 0 falls back to the mean absolute deviation; S < 3 never', () => {
-    expect(outlyingSeeds([0.01, 0.02, 0.015, -0.14, 0.012]).map((o) => o.index)).toEqual([3]);
-    // MAD = 0 (three of five tie): scale 1.2533 x mean |d - median| = 1.2533 x 0.15 / 5; -0.15 scores 0.15 / 0.0376 = 3.99.
-    const tied = outlyingSeeds([0, 0, 0, 0.0, -0.15]);
-    expect(tied.map((o) => o.index)).toEqual([4]);
-    expect(tied[0]?.score).toBeCloseTo(0.15 / ((1.2533 * 0.15) / 5), 12);
+  it('leave-one-out t against the others, Bonferroni over the seeds; S < 3 never; no flag when the others agree exactly', () => {
+    // Seed 3 of [0.01, 0.02, 0.015, -0.14, 0.012]: the others' mean 0.01425, SD sqrt(3.5875e-5 / 3 ... ) by hand below.
+    const d = [0.01, 0.02, 0.015, -0.14, 0.012];
+    const others = [0.01, 0.02, 0.015, 0.012];
+    const m = others.reduce((a, v) => a + v, 0) / 4;
+    const sd = Math.sqrt(others.reduce((a, v) => a + (v - m) ** 2, 0) / 3);
+    const flagged = outlyingSeeds(d);
+    expect(flagged.map((o) => o.index)).toEqual([3]);
+    expect(flagged[0]?.score).toBeCloseTo((m + 0.14) / (sd * Math.sqrt(1 + 1 / 4)), 10);
     expect(outlyingSeeds([0, 0, 0])).toEqual([]);
+    expect(outlyingSeeds([0, 0, 0, 0, -0.15])).toEqual([]);
+    expect(outlyingSeeds([0, 0, 0, 0, -0.15], 0.01).map((o) => o.index)).toEqual([4]);
     expect(outlyingSeeds([0, 1])).toEqual([]);
     expect(outlyingSeeds([0.01, 0.02, 0.03, 0.04, 0.05])).toEqual([]);
+  });
+
+  it('flags about 1% of normal samples or fewer (seeded simulation, 4000 samples each at S = 3, 5, 10)', () => {
+    const rng = seedrandom('outlier-false-alarm');
+    const normal = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+    for (const S of [3, 5, 10]) {
+      let flagged = 0;
+      for (let r = 0; r < 4000; r++) if (outlyingSeeds(Array.from({ length: S }, normal)).length > 0) flagged++;
+      // <= 0.01 by Bonferroni; 4 MC errors of 0.01 at 4000 samples is 0.0063.
+      expect(flagged / 4000).toBeLessThan(0.01 + 0.0063);
+    }
   });
 
   it('a collapsed seed is flagged in the decision and its JSON', () => {

@@ -130,7 +130,7 @@ function warningLines(d: SeedDecision): string {
   const lines: string[] = [];
   if (d.fallback !== null) lines.push(`${d.fallback.rule === 'whole_range' ? 'NO INTERVAL' : 'variance floor'}: ${d.fallback.text}`);
   for (const o of d.outliers) {
-    lines.push(`WARNING: seed ${o.seed} is an outlier (difference ${signed(o.estimate)}, ${num(o.score, 1)} robust SDs from the seeds' median; a collapsed run?): the t interval assumes normal run effects (docs/method.md section 5.8)`);
+    lines.push(`WARNING: seed ${o.seed} is an outlier (difference ${signed(o.estimate)}, score ${num(o.score, 3)} against the other seeds, cutoff ${num(o.cutoff, 3)}: 1% false alarms under normal runs; a collapsed run?): the t interval assumes normal run effects (docs/method.md section 5.8)`);
   }
   return lines.map((l) => `${l}\n`).join('');
 }

@@ -120,3 +120,26 @@ describe('library, CLI (and python/tests/test_seeds.py) against the independent 
     expect(cli).toEqual(seedDecisionJson(lib));
   });
 });
+
+describe('seeds on their own items against the independent reference', () => {
+  const fixtures = join(__dirname, '..', '..', 'fixtures');
+  const ref = JSON.parse(readFileSync(join(fixtures, 'seed-reference.json'), 'utf8')).per_seed_items;
+  const read = (f: string) => readFileSync(join(fixtures, 'seeds', f), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  it('the replicates file\'s "items": "per_seed" and --seed-items per_seed give the reference t on per-seed means (1e-12); without them, a clear refusal', async () => {
+    const lines = read('replicates-own.jsonl') as { seed: number; treatment: string; baseline: string }[];
+    const replicates = lines.map((l) => ({ seed: l.seed, treatment: read(l.treatment), baseline: read(l.baseline) }));
+    const lib = seedDecisionJson(decideAcrossSeeds({ replicates, rule: rule(), itemSets: 'per_seed' }));
+    const run = await rlAdv(['decide', '--spec', specPath, '--replicates', join(fixtures, 'seeds', 'replicates-own.jsonl'), '--json']);
+    expect(run.stderr).toBe('');
+    const cli = JSON.parse(run.stdout);
+    expect(cli).toEqual(lib);
+    expect(cli.item_sets).toBe('per_seed');
+    expect(cli.estimate).toBeCloseTo(ref.estimate, 12);
+    expect(cli.interval[0]).toBeCloseTo(ref.interval[0], 12);
+    expect(cli.interval[1]).toBeCloseTo(ref.interval[1], 12);
+    expect(cli.standard_error).toBeCloseTo(ref.standard_error, 12);
+    expect([cli.df, cli.verdict, cli.fallback?.rule ?? null]).toEqual([ref.df, ref.verdict, ref.floored ? 'ms_error_floor' : null]);
+    expect(cli.per_seed.map((p: { n: number }) => p.n)).toEqual(ref.n);
+    expect(() => decideAcrossSeeds({ replicates, rule: rule() })).toThrow(/per_seed/);
+  });
+});

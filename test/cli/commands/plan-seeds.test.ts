@@ -48,3 +48,26 @@ describe('rl-adv plan --seeds', () => {
     expect(run.stderr).toContain(message);
   });
 });
+
+describe('rl-adv plan --from-decision', () => {
+  it("takes a decision's run-to-run SD, item SD and seed count; a study's decision.json too; refuses both SDs and a file without one", async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'from-decision-'));
+    const decision = { seeds: 4, run_to_run_sd: 0.013, per_seed_difference_sd: 0.02, item_component_sd: 0.05 };
+    writeFileSync(join(dir, 'd.json'), JSON.stringify(decision));
+    writeFileSync(join(dir, 'study.json'), JSON.stringify({ decision }));
+    writeFileSync(join(dir, 'none.json'), JSON.stringify({ seeds: 4, per_seed_difference_sd: 0.02 }));
+    const lib = seedDesignPower({ rule: rule(), seeds: 4, n: 1319, effect: 0, seedSd: 0.013, itemSd: 0.05, discordance: { value: 0.2, source: 'assumed' }, frontier: true });
+    for (const f of ['d.json', 'study.json']) {
+      const run = await rlAdv(['plan', '--spec', specPath, '--from-decision', join(dir, f), '--json']);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual(lib);
+    }
+    const both = await rlAdv(['plan', '--spec', specPath, '--from-decision', join(dir, 'd.json'), '--between-seed-sd', '0.01']);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('not both')]);
+    const none = await rlAdv(['plan', '--spec', specPath, '--from-decision', join(dir, 'none.json')]);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringContaining('no run_to_run_sd')]);
+  });
+});
