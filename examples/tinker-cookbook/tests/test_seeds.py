@@ -252,9 +252,15 @@ class RealShuffleTest(unittest.TestCase):
 
     SEEDS = (0, 1, 2)
 
+    def need_datasets(self) -> None:
+        if have("datasets") and have("numpy"):
+            return
+        if os.environ.get("RL_ADV_REQUIRE_DATASETS") == "1":  # .ci/run runs these in the venv that has it
+            self.fail("RL_ADV_REQUIRE_DATASETS=1 but Hugging Face datasets or numpy is not importable")
+        self.skipTest("Hugging Face datasets is not installed (the cookbook's environment has it)")
+
     def test_datasets_shuffle_is_numpys_permutation(self) -> None:
-        if not (have("datasets") and have("numpy")):
-            self.skipTest("Hugging Face datasets is not installed (the cookbook's environment has it)")
+        self.need_datasets()
         import datasets
 
         train = datasets.Dataset.from_json(os.path.join(support.GSM8K_DIR, "train.jsonl"))
@@ -269,8 +275,7 @@ class RealShuffleTest(unittest.TestCase):
         source = os.environ.get("RL_ADV_COOKBOOK_SRC")
         if not source:
             self.skipTest("set RL_ADV_COOKBOOK_SRC to a tinker-cookbook checkout at the pin to run the real Gsm8kDataset")
-        if not (have("datasets") and have("numpy")):
-            self.skipTest("Hugging Face datasets is not installed")
+        self.need_datasets()
         head = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True)
         if head.returncode == 0:
             self.assertEqual(head.stdout.strip(), COOKBOOK_PIN)
