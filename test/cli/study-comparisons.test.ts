@@ -18,7 +18,7 @@ function threeArmSpec(dir: string, comparisons: object[]): string {
   return file;
 }
 
-const OK = [
+const OK: object[] = [
   { id: 'gs1_vs_grpo', treatment: 'gs1_tfidf_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
   { id: 'bm_vs_grpo', treatment: 'batchmean_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
   { id: 'gs1_vs_bm', treatment: 'gs1_tfidf_g1', reference: 'batchmean_g1', kind: 'superiority', metric: 'accuracy' },
@@ -27,7 +27,7 @@ const OK = [
 describe('rl-adv study with decision_rule.comparisons', () => {
   it('refuses an unknown arm and a margin on superiority: exit 2, FILE:LINE and the field, no folder', async () => {
     const root = temp();
-    const file = threeArmSpec(root, [{ ...OK[0], treatment: 'nope' }, OK[1], { ...OK[2], margin: 0 }]);
+    const file = threeArmSpec(root, [{ ...OK[0], treatment: 'nope' }, OK[1] as object, { ...OK[2], margin: 0 }]);
     const out = path.join(root, 'out');
     const r = await rlAdv(['study', '--spec', file, '--out', out, '--sim-questions', 'clustered']);
     expect(r.code).toBe(2);
