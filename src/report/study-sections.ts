@@ -14,6 +14,7 @@ import { methodLabel } from '../stats/method-names.js';
 import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
+import { answerSection, comparisonsSection } from './comparison-sections.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
@@ -304,6 +305,7 @@ function designPower(s: StudySummary, charts: ChartInputs | undefined): ReportSe
  */
 export function studySections(s: StudySummary, charts?: ChartInputs): ReportSection[] {
   const all = [
+    answerSection(s),
     { id: 'run', heading: 'What was run', blocks: [{ kind: 'list', items: runFacts(s) }] } as ReportSection,
     phases(s),
     preflight(s),
@@ -315,6 +317,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     learning(s, charts),
     evaluation(s, charts),
     decision(s, charts),
+    comparisonsSection(s, charts !== undefined),
     designPower(s, charts),
   ];
   return all.filter((x): x is ReportSection => x !== null);

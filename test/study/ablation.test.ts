@@ -116,7 +116,16 @@ describe('a three-arm study on the sim backend', () => {
     writeFileSync(twoArms, readFileSync(specPath, 'utf8'));
     await expect(runStudyWithReports({ ...options(twoArms, dir, 1), resume: true })).rejects.toThrow(/another run|spec/);
     expect(snapshot(dir)).toEqual(before);
+    // The answer first, then the run; the comparisons with their table; the same sections in both reports.
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
-    expect(md).toContain('gs1_vs_batchmean');
+    const headings = md.split('\n').filter((l) => l.startsWith('## '));
+    expect(headings.slice(0, 2)).toEqual(['## Answer', '## What was run']);
+    expect(headings).toContain(`## Comparisons: ${(s.comparisons ?? []).map((c) => `${c.id} ${c.verdict}`).join(', ')}`);
+    for (const c of s.comparisons ?? []) expect(md).toContain(`**${c.id}: ${c.verdict}**`);
+    expect(md).toContain("**Holm's step-down**");
+    const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
+    expect(html.match(/<h2>[^<]*/g)?.map((h) => h.slice(4).trim())).toEqual(headings.map((h) => h.slice(3)));
+    expect(html).toContain('aria-label="Each comparison across seeds and each seed"');
+    expect(html).toContain('aria-label="Learning curves per arm and seed"');
   });
 });
