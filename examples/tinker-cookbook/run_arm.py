@@ -178,12 +178,7 @@ def run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     spec = load_spec(args.spec)
     arm = spec.arm(args.arm)
-    try:
-        problem = None if arm.advantage == "group_mean" else served_estimator_problem(arm.advantage, args.rl_adv)
-    except RlAdvServeError as error:
-        raise DriverError(f"rl-adv (the catalogue rl-adv serve computes from): {error}", 1) from None
-    if problem is not None:
-        raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} cannot run: {problem}")
+    check_served_estimator(arm, args)
     check_arguments(args)
     seed = run_seed(arm, args)
     curve_settings = None if args.curve_items is None else {"items": args.curve_items, "every": args.curve_every}
@@ -206,14 +201,7 @@ def run(argv: list[str] | None) -> int:
     )
     cookbook = check_cookbook_revision(PROG, args.cookbook_rev)
     hook_module()  # the rl-advantages package (the advantage hook), before any Tinker cost
-    start_batch, resumed_state = start_batch_of(checkpoint_utils, log_path) if args.resume else (0, None)
-    if args.resume:
-        try:
-            moved = prepare_resumed_log(log_file, start_batch)
-        except ValueError as error:
-            raise DriverError(str(error)) from None
-        if moved:
-            print(f"{PROG}: resuming at batch {start_batch}; {moved} log line(s) of later batches moved to advantages.superseded.jsonl", file=sys.stderr)
+    start_batch, resumed_state = resume_point(args, checkpoint_utils, log_path, log_file)
 
     serve = None
     seeder = LoraSeed(tinker.ServiceClient, seed)
@@ -222,15 +210,7 @@ def run(argv: list[str] | None) -> int:
     status = "failed"
     try:
         if arm.advantage != "group_mean":
-            serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
-            # Fail before any Tinker cost if the server, its corpus or the estimator name is wrong.
-            fields = served_fields(arm.advantage, serve.command)
-            serve.compute(
-                arm.advantage,
-                [1.0, 0.0],
-                prompts=[train_items[0].question, train_items[1].question] if "prompts" in fields else None,
-                group_ids=[0, 0] if "group_ids" in fields else None,
-            )
+            serve = started_serve(arm, args, data_dir, train_items)
         hook = make_hook_for_arm(
             arm.name,
             arm.advantage,
@@ -262,18 +242,11 @@ def run(argv: list[str] | None) -> int:
         if serve is not None:
             serve.close()
         if os.path.isdir(log_path):
+            record = {"arm": arm.name, "estimator": arm.advantage, "status": status, **seed_record(seed, args), "lora_clients": seeder.calls}
             append_provenance(
                 log_path,
                 {
-                    "arm": arm.name,
-                    "estimator": arm.advantage,
-                    "status": status,
-                    "seed": seed,
-                    "seed_source": "--seed" if args.seed is not None else "the spec's arms[].seed",
-                    "lora_seed": seed,
-                    "data_seed": seed,
-                    "sampling_seed": None,  # the recipe's TinkerTokenCompleter sends no SamplingParams.seed
-                    "lora_clients": seeder.calls,
+                    **record,
                     "resumed_from_batch": start_batch if resumed_state else None,
                     "resumed_from_state": resumed_state,
                     "cookbook": cookbook,
@@ -299,6 +272,59 @@ def run(argv: list[str] | None) -> int:
         )
     )
     return 0
+
+
+def check_served_estimator(arm: Any, args: argparse.Namespace) -> None:
+    """A non-stock arm's estimator must be one ``rl-adv serve`` computes from rewards and prompts or group ids."""
+    try:
+        problem = None if arm.advantage == "group_mean" else served_estimator_problem(arm.advantage, args.rl_adv)
+    except RlAdvServeError as error:
+        raise DriverError(f"rl-adv (the catalogue rl-adv serve computes from): {error}", 1) from None
+    if problem is not None:
+        raise DriverError(f"arm {arm.name}: advantage {arm.advantage!r} cannot run: {problem}")
+
+
+def resume_point(args: argparse.Namespace, checkpoint_utils: Any, log_path: str, log_file: str) -> tuple[int, str | None]:
+    """``(start_batch, state_path)`` of a ``--resume`` (the log lines of later batches moved aside), else ``(0, None)``."""
+    if not args.resume:
+        return 0, None
+    start_batch, resumed_state = start_batch_of(checkpoint_utils, log_path)
+    try:
+        moved = prepare_resumed_log(log_file, start_batch)
+    except ValueError as error:
+        raise DriverError(str(error)) from None
+    if moved:
+        print(f"{PROG}: resuming at batch {start_batch}; {moved} log line(s) of later batches moved to advantages.superseded.jsonl", file=sys.stderr)
+    return start_batch, resumed_state
+
+
+def started_serve(arm: Any, args: argparse.Namespace, data_dir: str, train_items: list) -> RlAdvServe:
+    """``rl-adv serve`` for a served arm, probed with one request so a wrong server, corpus or estimator name fails
+    before any Tinker cost."""
+    serve = RlAdvServe(corpus=args.corpus or os.path.join(data_dir, "train.jsonl"), command=args.rl_adv)
+    try:
+        fields = served_fields(arm.advantage, serve.command)
+        serve.compute(
+            arm.advantage,
+            [1.0, 0.0],
+            prompts=[train_items[0].question, train_items[1].question] if "prompts" in fields else None,
+            group_ids=[0, 0] if "group_ids" in fields else None,
+        )
+    except BaseException:
+        serve.close()
+        raise
+    return serve
+
+
+def seed_record(seed: int, args: argparse.Namespace) -> dict[str, Any]:
+    """The seeds of a run for provenance.json: one seed for the data order and the LoRA client; sampling unseeded."""
+    return {
+        "seed": seed,
+        "seed_source": "--seed" if args.seed is not None else "the spec's arms[].seed",
+        "lora_seed": seed,
+        "data_seed": seed,
+        "sampling_seed": None,  # the recipe's TinkerTokenCompleter sends no SamplingParams.seed
+    }
 
 
 def config_eval_every(args: argparse.Namespace) -> int:

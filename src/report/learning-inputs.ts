@@ -13,6 +13,7 @@ export function learningInputs(s: StudySummary): LearningInputs | null {
   return {
     curves,
     sliceItems: s.curve?.items ?? null,
+    curveDecoding: s.curve?.decoding ?? 'greedy',
     startAccuracy: s.start?.accuracy ?? null,
     changes: l ? Object.entries(l.arms).map(([arm, c]) => ({ arm, estimate: c.estimate, interval: c.interval, improved: c.improved, method: l.method })) : [],
     noArmImproved: l?.no_arm_improved ?? false,

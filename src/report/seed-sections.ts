@@ -103,6 +103,8 @@ export interface LearningInputs {
   readonly curves: readonly ArmCurve[];
   /** Items of the curve slice (null: not known). */
   readonly sliceItems: number | null;
+  /** How the curve's answers were decoded: greedy (sim, TRL) or sampled (Tinker: the recipe's evaluator). */
+  readonly curveDecoding?: 'greedy' | 'sampled';
   /** The starting policy's accuracy on the test items. */
   readonly startAccuracy: number | null;
   /** Per arm: its change from the start, with its interval and whether it improved (lower bound above 0). */
@@ -139,8 +141,9 @@ export function learningSection(l: LearningInputs, charts: boolean): ReportSecti
       kind: 'chart',
       render: async () =>
         figureHtml(
-          await renderChartSvg(curvesChartSpec(l.curves, l.sliceItems), 'Learning curves per arm and seed'),
-          'Top: greedy accuracy on a fixed slice of test items at step 0 (the starting policy) and every few steps. Bottom: the ' +
+          await renderChartSvg(curvesChartSpec(l.curves, l.sliceItems, l.curveDecoding), 'Learning curves per arm and seed'),
+          `Top: ${l.curveDecoding === 'sampled' ? "sampled (the Tinker recipe's evaluator, temperature 1)" : 'greedy'} accuracy on a fixed slice` +
+            ' of test items at step 0 (the starting policy) and every few steps. Bottom: the ' +
             'running mean of the training reward per step (32 rollouts a step). Thin lines are seeds, thick lines their mean.',
         ),
     });

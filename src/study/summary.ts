@@ -84,8 +84,11 @@ export interface StudySummary {
   replicates?: ReplicateSummary[];
   /** Each arm's change from the starting policy, and the flag when no arm improved on it. */
   learning?: LearningSummary;
-  /** The learning curve's settings (the spec's eval.curve_items / curve_every), when it has one. */
-  curve?: { items: number; every: number };
+  /**
+   * The learning curve's settings (the spec's eval.curve_items / curve_every), when it has one; `decoding: 'sampled'`
+   * on Tinker, whose curve is the recipe's own evaluator (temperature 1), absent where the curve is greedy.
+   */
+  curve?: { items: number; every: number; decoding?: 'sampled' };
   /**
    * A spec with `decision_rule.comparisons`: every comparison decided (docs/method.md section 5.10), in the spec's
    * order; `decision` and `comparison` are then absent.

@@ -32,6 +32,11 @@ describe('learning curves', () => {
     // Points on the mean lines: accuracy grpo 2 + gs1 1; reward grpo 3 + gs1 1.
     expect(markLabels(svg, 'point')).toHaveLength(7);
   });
+
+  it("names a sampled curve (Tinker: the recipe's evaluator) as sampled", async () => {
+    const svg = await renderChartSvg(curvesChartSpec(curves, 20, 'sampled'), 'curves');
+    expect(texts(svg)).toEqual(expect.arrayContaining(['Sampled accuracy on the first 20 test items during training (thin: each seed; thick: mean)']));
+  });
 });
 
 describe('per-seed forest', () => {

@@ -343,7 +343,8 @@ describe('a replicated three-arm spec with a learning curve on the tinker backen
       }
     }
     expect(summary.replicates?.map((r) => r.seed)).toEqual([0, 3, 7]);
-    expect(summary.curve).toEqual({ items: 20, every: 25 });
+    expect(summary.curve).toEqual({ items: 20, every: 25, decoding: 'sampled' });
+    expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('Top: sampled (the Tinker recipe');
     expect(summary.comparisons?.map((c) => [c.id, c.per_seed.length])).toEqual(comparisons.map((c) => [c.id, 3]));
   });
 

@@ -252,9 +252,15 @@ class RealShuffleTest(unittest.TestCase):
 
     SEEDS = (0, 1, 2)
 
+    def need_datasets(self) -> None:
+        if have("datasets") and have("numpy"):
+            return
+        if os.environ.get("RL_ADV_REQUIRE_DATASETS") == "1":  # .ci/run runs these in the venv that has it
+            self.fail("RL_ADV_REQUIRE_DATASETS=1 but Hugging Face datasets or numpy is not importable")
+        self.skipTest("Hugging Face datasets is not installed (the cookbook's environment has it)")
+
     def test_datasets_shuffle_is_numpys_permutation(self) -> None:
-        if not (have("datasets") and have("numpy")):
-            self.skipTest("Hugging Face datasets is not installed (the cookbook's environment has it)")
+        self.need_datasets()
         import datasets
 
         train = datasets.Dataset.from_json(os.path.join(support.GSM8K_DIR, "train.jsonl"))
@@ -269,8 +275,7 @@ class RealShuffleTest(unittest.TestCase):
         source = os.environ.get("RL_ADV_COOKBOOK_SRC")
         if not source:
             self.skipTest("set RL_ADV_COOKBOOK_SRC to a tinker-cookbook checkout at the pin to run the real Gsm8kDataset")
-        if not (have("datasets") and have("numpy")):
-            self.skipTest("Hugging Face datasets is not installed")
+        self.need_datasets()
         head = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True)
         if head.returncode == 0:
             self.assertEqual(head.stdout.strip(), COOKBOOK_PIN)
@@ -288,6 +293,66 @@ class RealShuffleTest(unittest.TestCase):
         first = [b.env_thunk.args[0] for b in test.get_batch(0)][:4]
         with open(os.path.join(support.GSM8K_DIR, "test.jsonl")) as handle:
             self.assertEqual(first, [json.loads(next(handle))["question"] for _ in range(4)])  # the test split: file order
+
+
+class RealHookPointsTest(unittest.TestCase):
+    """The names and call forms run_arm.py's --seed and curve rely on, read from the real source of a tinker-cookbook
+    checkout at the pin (RL_ADV_COOKBOOK_SRC; parsed, not imported): if the recipe changed them, the wrappers of
+    rl_adv_examples/curve.py would record nothing and the seed would not reach the data."""
+
+    def setUp(self) -> None:
+        self.source = os.environ.get("RL_ADV_COOKBOOK_SRC")
+        if not self.source:
+            self.skipTest("set RL_ADV_COOKBOOK_SRC to a tinker-cookbook checkout at the pin")
+
+    def tree(self, *parts: str):
+        import ast
+
+        with open(os.path.join(self.source, "tinker_cookbook", *parts), encoding="utf-8") as handle:
+            return ast.parse(handle.read())
+
+    @staticmethod
+    def calls(node, name: str) -> list:
+        import ast
+
+        return [c for c in ast.walk(node) if isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == name]
+
+    @staticmethod
+    def function(tree, name: str):
+        import ast
+
+        return next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name)
+
+    def test_the_recipe_passes_its_seed_to_the_data_and_its_eval_every_to_the_loop(self) -> None:
+        tree = self.tree("recipes", "math_rl", "train.py")
+        fields = [n.target.id for n in self.function(tree, "CLIConfig").body if hasattr(n, "target")]
+        self.assertIn("seed", fields)
+        self.assertIn("eval_every", fields)
+        cli_main = self.function(tree, "cli_main")
+        (builder,) = self.calls(cli_main, "get_dataset_builder")
+        self.assertEqual({k.arg: getattr(k.value, "attr", None) for k in builder.keywords}["seed"], "seed")
+        (config,) = self.calls(cli_main, "Config")
+        self.assertEqual({k.arg: getattr(k.value, "attr", None) for k in config.keywords}["eval_every"], "eval_every")
+
+    def test_the_loop_calls_the_wrapped_names_in_the_forms_curve_py_reads(self) -> None:
+        tree = self.tree("rl", "train.py")
+        main = self.function(tree, "main")
+        (training,) = self.calls(main, "training_func")
+        self.assertEqual(training.args, [])  # keywords only: the wrapper reads them by name
+        self.assertTrue({"start_batch", "end_batch", "evaluators", "config", "ml_logger"} <= {k.arg for k in training.keywords})
+        (evaluator,) = self.calls(main, "RLTestSetEvaluator")
+        sync = self.function(tree, "do_sync_training")
+        (evaluations,) = self.calls(sync, "run_evaluations_parallel")
+        self.assertEqual([getattr(a, "id", None) for a in evaluations.args], ["evaluators", "sampling_client", "config", "i_batch"])
+        (step,) = self.calls(sync, "do_train_step_and_get_sampling_client")
+        # Module-level functions looked up at call time, so replacing the module attribute reaches the loop.
+        for name in ("do_sync_training", "run_evaluations_parallel", "do_train_step_and_get_sampling_client"):
+            self.assertEqual(self.function(tree, name).col_offset, 0)
+        metric = self.tree("rl", "metric_util.py")
+        init = self.function(self.function(metric, "RLTestSetEvaluator"), "__init__")
+        self.assertIn("env_group_builders_P", [getattr(t, "attr", None) for n in init.body if hasattr(n, "targets") for t in n.targets])
+        (result,) = self.calls(self.function(metric, "_collect_eval_metrics"), "BenchmarkResult")
+        self.assertTrue({"num_examples", "num_correct"} <= {k.arg for k in result.keywords})
 
 
 class _AnyAttribute(types.ModuleType):

@@ -141,7 +141,14 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
     onPhase: progressPrinter(io),
   });
-  const verdict = summary.decision ? `decision ${summary.decision.verdict}` : summary.gate && !summary.gate.passed ? 'activation gate FAILED (run stopped)' : 'stopped';
+  const comparisons = summary.comparisons?.map((c) => `${c.id} ${c.verdict}`).join(', ');
+  const verdict = summary.decision
+    ? `decision ${summary.decision.verdict}`
+    : comparisons !== undefined
+      ? `comparisons (${summary.multiplicity?.procedure ?? '?'}): ${comparisons}`
+      : summary.gate && !summary.gate.passed
+        ? 'activation gate FAILED (run stopped)'
+        : 'stopped';
   io.stdout.write(`${verdict}; summary ${options.out}/summary.json, report ${options.out}/report.md and report.html${backend.simulation ? ' (simulation)' : ''}\n`);
   const learning = summary.learning;
   if (learning !== undefined) {

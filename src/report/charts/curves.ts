@@ -99,12 +99,13 @@ function panel(points: readonly CurvePoint[], title: string, yTitle: string): Ve
  *
  * @param curves - one entry per arm and seed (at least one with a point).
  * @param sliceItems - the number of test items the curve evaluates, for the title (null: not known).
+ * @param decoding - how the curve's answers were decoded, for the title: greedy (sim, TRL) or sampled (Tinker).
  */
-export function curvesChartSpec(curves: readonly ArmCurve[], sliceItems: number | null): VegaLiteSpec {
+export function curvesChartSpec(curves: readonly ArmCurve[], sliceItems: number | null, decoding: 'greedy' | 'sampled' = 'greedy'): VegaLiteSpec {
   const { accuracy, reward } = curvePoints(curves);
   const panels: VegaLiteSpec[] = [];
   const slice = sliceItems === null ? 'the curve slice' : `the first ${sliceItems} test items`;
-  if (accuracy.length > 0) panels.push(panel(accuracy, `Greedy accuracy on ${slice} during training (thin: each seed; thick: mean)`, 'Accuracy'));
+  if (accuracy.length > 0) panels.push(panel(accuracy, `${decoding === 'sampled' ? 'Sampled' : 'Greedy'} accuracy on ${slice} during training (thin: each seed; thick: mean)`, 'Accuracy'));
   if (reward.length > 0) panels.push(panel(reward, 'Training reward: running mean of each step’s mean reward (thin: each seed; thick: mean)', 'Running mean reward'));
   return panels.length === 1 ? (panels[0] as VegaLiteSpec) : { vconcat: panels, resolve: { scale: { color: 'shared' } } };
 }

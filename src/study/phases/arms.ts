@@ -11,7 +11,8 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { summary } = ctx;
   const runs = armRuns(ctx);
   const curve = curveSettings(ctx.spec, ctx.study.test);
-  if (curve !== null) summary.curve = { items: curve.items.length, every: curve.every };
+  // Tinker's curve is the cookbook's test-set evaluator, which samples (examples/tinker-cookbook/README.md).
+  if (curve !== null) summary.curve = { items: curve.items.length, every: curve.every, ...(ctx.backend.name === 'tinker' ? { decoding: 'sampled' as const } : {}) };
   ctx.events.label(`arms: ${runs.length} arm runs`);
   const results = await runArmJobs(ctx, 'arms', runs, (r) => {
     mkdirSync(r.request.dir, { recursive: true });
