@@ -104,7 +104,10 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   if (replicated) {
     const d = decideAcrossSeeds({ replicates: reps.map((rep, i) => ({ seed: rep.seed, treatment: t[i] ?? [], baseline: b[i] ?? [] })), rule: spec.decisionRule });
     summary.decision = seedDecisionJson(d);
-    line = `${d.verdict} across ${d.seeds} seeds (${d.method}: ${formatFigure(d.estimate)} in [${formatFigure(d.interval[0])}, ${formatFigure(d.interval[1])}], margin ${d.margin}, half-width ${formatFigure((d.interval[1] - d.interval[0]) / 2)})`;
+    line =
+      `${d.verdict} across ${d.seeds} seeds (${d.method}: ${formatFigure(d.estimate)} in [${formatFigure(d.interval[0])}, ${formatFigure(d.interval[1])}], margin ${d.margin}, half-width ${formatFigure((d.interval[1] - d.interval[0]) / 2)})` +
+      (d.fallback === null ? '' : `; ${d.fallback.rule === 'whole_range' ? 'NO INTERVAL' : 'variance floor'}: ${d.fallback.reason}`) +
+      d.outliers.map((o) => `; WARNING: seed ${o.seed} is an outlier (${formatFigure(o.estimate)})`).join('');
   } else {
     const decision = decide(spec.decisionRule, t[0] ?? [], b[0] ?? []);
     summary.decision = decisionJson(decision);
