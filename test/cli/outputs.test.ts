@@ -62,6 +62,7 @@ const FILES: Readonly<Record<string, string>> = {
   log: 'log.jsonl',
   log2: 'log2.jsonl',
   metrics: 'metrics.json',
+  decision: 'decision.json',
   datadir: 'gsm8k',
   module: 'estimator.mjs',
 };
@@ -83,7 +84,10 @@ const SCENARIOS: Readonly<Record<string, readonly (readonly string[])[]>> = {
     ['--spec', '{spec}', '--treatment', '{treatment}', '--baseline', '{baseline}'],
     ['--spec', '{spec}', '--replicates', '{replicates}'],
   ],
-  plan: [['--spec', '{spec}', '--pilot', '{pilotT},{pilotB}']],
+  plan: [
+    ['--spec', '{spec}', '--pilot', '{pilotT},{pilotB}'],
+    ['--spec', '{spec}', '--from-decision', '{decision}', '--seeds', '5'],
+  ],
   'gate-metrics': [['--spec', '{spec}', '--calibration', '{calibration}', '--pilot-log', 'grpo_g8={log}', '--pilot-log', '{log2}']],
   gate: [['--spec', '{spec}', '--metrics', '{metrics}']],
   'study revise': [['--spec', '{spec}', '--kernel', '{kernel}', '--out', '{fresh}', '--data-dir', '{datadir}']],
