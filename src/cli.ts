@@ -1,11 +1,9 @@
 // The `rl-adv` executable.
+import { EXIT_CODES, stdoutFailed } from './cli/core.js';
 import { runCli } from './cli/program.js';
 
-// A reader that stops early (`rl-adv ... | head`) closes the pipe: stop quietly, as Unix tools do.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
-});
+// Standard output that fails (a reader that stopped early, `> /dev/full`): exit 74, without a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => stdoutFailed(error, process.stderr, (code) => process.exit(code)));
 
 runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
   (code) => {
@@ -13,6 +11,6 @@ runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, 
   },
   (error: unknown) => {
     process.stderr.write(`rl-adv: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 70;
+    process.exitCode = EXIT_CODES.internal;
   },
 );

@@ -30,3 +30,30 @@ export class RlAdvantagesError extends Error {
     this.index = options.index;
   }
 }
+
+/**
+ * A file could not be read or written for a reason of the system, not of the input: a full disk (ENOSPC, EDQUOT),
+ * an I/O error (EIO), a read-only file system (EROFS). The CLI exits 74 (EX_IOERR) with its one-line message, which
+ * names the path and the remedy.
+ *
+ * @example
+ * ```ts
+ * import { RlAdvantagesIoError } from 'rl-advantages';
+ * try { writeSomething(); } catch (error) {
+ *   if (error instanceof RlAdvantagesIoError) console.log(error.path, error.errno); // "out/state.json" "ENOSPC"
+ * }
+ * ```
+ */
+export class RlAdvantagesIoError extends RlAdvantagesError {
+  /** The file or folder the failed operation was on. */
+  readonly path: string;
+  /** The system's error code, e.g. `ENOSPC`, `EIO`, `EROFS`. */
+  readonly errno: string;
+
+  constructor(message: string, options: { path: string; errno: string }) {
+    super(message, { code: 'io_error', field: options.path });
+    this.name = 'RlAdvantagesIoError';
+    this.path = options.path;
+    this.errno = options.errno;
+  }
+}

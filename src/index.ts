@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-export { RlAdvantagesError } from './errors.js';
+export { RlAdvantagesError, RlAdvantagesIoError } from './errors.js';
 export { VERSION } from './version.js';
 export type { NdArrayLike } from './internal/validate.js';
 

@@ -9,16 +9,14 @@ import { register as plan } from './cli/commands/plan.js';
 import { register as serve } from './cli/commands/serve.js';
 import { register as tuneKernel } from './cli/commands/tune-kernel.js';
 import type { RegisterCommand } from './cli/commands/index.js';
+import { EXIT_CODES, stdoutFailed } from './cli/core.js';
 import { runCliWith } from './cli/run.js';
 
 /** The bundle's commands, in help order. */
 const BUNDLED: readonly RegisterCommand[] = [estimators, advantages, serve, calibrate, tuneKernel, decide, plan];
 
-// A reader that stops early closes the pipe: stop quietly, as Unix tools do.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
-});
+// Standard output that fails (a reader that stopped early, a full device): exit 74, without a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => stdoutFailed(error, process.stderr, (code) => process.exit(code)));
 
 runCliWith(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, (program, io) => {
   for (const register of BUNDLED) register(program, io);
@@ -28,6 +26,6 @@ runCliWith(process.argv.slice(2), { stdout: process.stdout, stderr: process.stde
   },
   (error: unknown) => {
     process.stderr.write(`rl-adv: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 70;
+    process.exitCode = EXIT_CODES.internal;
   },
 );

@@ -4,22 +4,23 @@ Runs on CPU in seconds with no download: a 2-layer Llama with random weights and
 here stand in for a real model (replace them with ``AutoModelForCausalLM.from_pretrained(...)`` and its
 tokenizer). Needs ``pip install rl-advantages trl`` (torch, transformers, datasets come with TRL).
 
-    python python/examples/trl_gs1.py --output-dir /tmp/trl-gs1
+    python python/examples/trl_gs1.py                      # TRL writes to a new temporary directory
+    python python/examples/trl_gs1.py --output-dir /tmp/trl-gs1 --estimator loo_batch_mean
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
+import logging
 import string
+import tempfile
 
 import datasets
 import tokenizers
 import torch
 import transformers
 
-import rl_advantages
 from rl_advantages.integrations.trl import GRPOConfig, GRPOTrainer
 
 QUESTIONS = [
@@ -61,29 +62,28 @@ def vowel_reward(prompts, completions, **kwargs):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--output-dir", required=True)
-    parser.add_argument("--estimator", default="tfidf_kernel_loo_T0.1", help="a catalogue name or its JSON form")
+    parser.add_argument("--output-dir", default=None, help="where TRL writes (default: a new temporary directory)")
+    parser.add_argument("--estimator", default="tfidf_kernel_loo_T0.1", help="a catalogue name (rl_adv:NAME too) or its JSON form")
     args = parser.parse_args()
     estimator = json.loads(args.estimator) if args.estimator.startswith("{") else args.estimator
-    os.makedirs(args.output_dir, exist_ok=True)
-    corpus = os.path.join(args.output_dir, "corpus.jsonl")  # the TF-IDF vocabulary: the training questions
-    with open(corpus, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps({"question": q}) + "\n" for q in QUESTIONS)
+    output_dir = args.output_dir or tempfile.mkdtemp(prefix="trl-gs1-")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     tokenizer = tiny_tokenizer()
+    # A stock TRL script changes in two lines (the import, advantage_estimator=) plus num_generations=1. With no
+    # advantage_server the adapter fits GS1's TF-IDF vectorizer on train_dataset's prompts (and logs it).
     config = GRPOConfig(
-        output_dir=args.output_dir, use_cpu=True, bf16=False, report_to="none", seed=0, max_steps=2,
-        per_device_train_batch_size=8, num_generations=1, max_completion_length=8, scale_rewards="none",
+        output_dir=output_dir, use_cpu=True, bf16=False, report_to="none", seed=0, max_steps=2,
+        per_device_train_batch_size=8, num_generations=1, max_completion_length=8,
         beta=0.0, logging_steps=1, save_strategy="no", disable_tqdm=True,
     )
-    with rl_advantages.Server(corpus=corpus) as server:
-        trainer = GRPOTrainer(
-            model=tiny_model(tokenizer), reward_funcs=vowel_reward, args=config,
-            train_dataset=datasets.Dataset.from_dict({"prompt": QUESTIONS * 2}), processing_class=tokenizer,
-            advantage_estimator=estimator, advantage_server=server,
-        )
-        trainer.train()
-        result = trainer.last_advantage_result
-        print(f"{result.estimator}: advantages of the last step {result.advantages.round(4).tolist()}")
+    trainer = GRPOTrainer(
+        model=tiny_model(tokenizer), reward_funcs=vowel_reward, args=config,
+        train_dataset=datasets.Dataset.from_dict({"prompt": QUESTIONS * 2}), processing_class=tokenizer,
+        advantage_estimator=estimator,
+    )
+    trainer.train()
+    result = trainer.last_advantage_result
+    print(f"{result.estimator}: advantages of the last step {result.advantages.round(4).tolist()} (TRL wrote to {output_dir})")
 
 
 if __name__ == "__main__":

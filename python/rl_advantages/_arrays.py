@@ -25,19 +25,35 @@ def to_numpy(field: str, value: Any) -> np.ndarray:
         return value
     module = type(value).__module__
     if module == "torch" or module.startswith("torch."):
-        tensor = value.detach()
-        if getattr(tensor, "is_cuda", False) or str(getattr(tensor, "device", "cpu")) != "cpu":
-            tensor = tensor.cpu()
-        if str(tensor.dtype) == "torch.bfloat16":
-            tensor = tensor.float()  # numpy has no bfloat16; float32 holds every bfloat16 exactly
-        array: np.ndarray = tensor.numpy()
-        return array
+        return _tensor_numpy(field, value)
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.generic)) and not hasattr(value, "__array__"):
         raise RlAdvantagesError("bad_type", f"field {field!r} must be a list, numpy array or torch tensor, got {_kind(value)}", field=field)
     try:
         return np.asarray(value)
     except (ValueError, TypeError) as error:
         raise RlAdvantagesError("bad_type", f"field {field!r} cannot be read as an array: {error}", field=field) from None
+
+
+def _tensor_numpy(field: str, value: Any) -> np.ndarray:
+    """A torch tensor's values as numpy (on the CPU, detached); a tensor without readable values is refused here,
+    naming the field, rather than by torch's own error."""
+    tensor = value.detach()
+    what = f"field {field!r} is a torch tensor"
+    if getattr(tensor, "is_nested", False):
+        raise RlAdvantagesError("bad_type", f"{what} that is nested (ragged): give one value per rollout as a plain 1-D tensor", field=field)
+    if getattr(tensor, "is_meta", False) or str(getattr(tensor, "device", "cpu")) == "meta":
+        raise RlAdvantagesError("bad_type", f"{what} on the meta device, which holds no values: give the tensor after its values are computed", field=field)
+    if str(getattr(tensor, "layout", "torch.strided")) != "torch.strided":
+        raise RlAdvantagesError("bad_type", f"{what} with layout {tensor.layout}: give a dense tensor (tensor.to_dense())", field=field)
+    if getattr(tensor, "is_cuda", False) or str(getattr(tensor, "device", "cpu")) != "cpu":
+        tensor = tensor.cpu()
+    if str(tensor.dtype) == "torch.bfloat16" or str(tensor.dtype).startswith("torch.float8"):
+        tensor = tensor.float()  # numpy has neither bfloat16 nor float8; float32 holds each of their values exactly
+    try:
+        array: np.ndarray = tensor.resolve_conj().resolve_neg().numpy()
+    except (TypeError, RuntimeError) as error:
+        raise RlAdvantagesError("bad_type", f"{what} of dtype {tensor.dtype}, which numpy cannot read ({str(error).splitlines()[0][:200]})", field=field) from None
+    return array
 
 
 def _one_dimensional(field: str, array: np.ndarray) -> None:
@@ -110,20 +126,54 @@ def mask_list(value: Any) -> list[bool]:
     return flags
 
 
-def id_list(field: str, value: Any) -> list[int | str]:
-    """Group ids: integers or strings (numpy integer arrays, torch integer tensors, lists)."""
+def id_list(field: str, value: Any) -> list[int]:
+    """Group ids, compared exactly, as dense indices numbered by first appearance (what goes on the wire).
+
+    Two rollouts share a group when their ids are equal as Python compares them, with integers and strings kept
+    apart: Python ints of any size, numpy and torch integers (uint64 too) by value, ``str`` and ``numpy.str_`` by
+    text, and the integer 0 is not the string "0". JSON numbers lose their identity beyond 2^53 (and the server sees
+    0 and "0" as two ids while a numpy array of both made them one), so the server gets each rollout's group as
+    its first-appearance index: the grouping the server computes with is this one, whatever the ids were, and the
+    numbering is the one the server would give the ids themselves (results are bit for bit the same).
+
+    Raises:
+        RlAdvantagesError: ``bad_type`` naming the index of the first id that is a bool, a float or anything but
+            an integer or a string; ``bad_shape``.
+    """
+    if isinstance(value, (list, tuple)):
+        return _dense_ids(field, list(value))  # element by element: np.asarray would make [0, True] ints, [0, "0"] strings
     array = to_numpy(field, value)
     _one_dimensional(field, array)
+    if array.dtype.kind in "iuU" and array.size > 0:
+        _, first, inverse = np.unique(array, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        dense: list[int] = rank[inverse.reshape(-1)].tolist()
+        return dense
     if array.dtype.kind in "iuU":
-        ids: list[int | str] = array.tolist()
-        return ids
+        return []
     if array.dtype == object:
-        items = array.tolist()
-        for i, x in enumerate(items):
-            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, str, np.integer, np.str_)):
-                raise RlAdvantagesError("bad_type", f"{field}[{i}] must be an integer or a string, got {x!r}", field=field, index=i)
-        return [int(x) if isinstance(x, np.integer) else str(x) if isinstance(x, np.str_) else x for x in items]
+        return _dense_ids(field, array.tolist())
     raise RlAdvantagesError("bad_type", f"field {field!r} must hold integers or strings, got {_kind(array)}", field=field)
+
+
+def _dense_ids(field: str, items: list[Any]) -> list[int]:
+    """First-appearance indices of ids checked one by one: integers and strings, never bools or floats."""
+    index: dict[tuple[bool, int | str], int] = {}
+    dense: list[int] = []
+    for i, x in enumerate(items):
+        if isinstance(x, (bool, np.bool_)):
+            raise RlAdvantagesError("bad_type", f"{field}[{i}] must be an integer or a string, got the bool {x!r}: a bool is no group id", field=field, index=i)
+        if isinstance(x, (int, np.integer)):
+            key: tuple[bool, int | str] = (False, int(x))
+        elif isinstance(x, str):
+            key = (True, str(x))
+        elif type(x).__module__ == "torch" and getattr(x, "ndim", None) == 0 and not x.is_floating_point() and not x.is_complex() and str(x.dtype) != "torch.bool":
+            key = (False, int(x.item()))
+        else:
+            raise RlAdvantagesError("bad_type", f"{field}[{i}] must be an integer or a string, got {_kind(x)} {x!r}"[:300], field=field, index=i)
+        dense.append(index.setdefault(key, len(index)))
+    return dense
 
 
 def string_list(field: str, value: Any) -> list[str]:

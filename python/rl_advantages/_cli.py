@@ -188,7 +188,7 @@ def decide(
     ``replicates``: several training seeds instead of one arm pair (``rl-adv decide --replicates``, docs/method.md
     section 5.8): a path to a JSON-lines file ``{seed, treatment, baseline}`` (paths relative to its folder), or a list
     of ``{"seed": 0, "treatment": ..., "baseline": ...}`` whose arms are paths or lists of row dicts; returns the
-    decision across seeds ``{method, estimate, interval: [lower, upper], verdict, per_seed: [...], between_seed_sd, ...}``.
+    decision across seeds ``{method, estimate, interval: [lower, upper], verdict, per_seed: [...], per_seed_difference_sd, run_to_run_sd, fallback, outliers, ...}``.
     ``seed_method``: another seed-level method than the spec's ``decision_rule.seed_method``. Errors about a listed
     replicate name it as ``replicates[i]``."""
     with ExitStack() as stack:

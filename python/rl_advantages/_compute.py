@@ -42,9 +42,10 @@ class Result:
 
 
 def _estimator_fields(estimator: EstimatorSpec, options: dict[str, Any]) -> dict[str, Any]:
-    """The request's estimator: a name with its options beside it, or the wire-form object with the options in it."""
+    """The request's estimator: a name, or the wire-form object, with the options inside it, where no option name
+    can shadow a field of the protocol (an option called ``id`` is the estimator's unknown option, not the request id)."""
     if isinstance(estimator, str):
-        return {"estimator": estimator, **options}
+        return {"estimator": {"name": estimator, **options} if options else estimator}
     if isinstance(estimator, Mapping):
         return {"estimator": {**dict(estimator), **options}}
     raise RlAdvantagesError(

@@ -92,6 +92,7 @@ class Server:
         self._owner = os.getpid()
         self._buffer = bytearray()
         self._next_id = 1
+        self._dirty = False  # a request line may be partly written (a call interrupted while sending it)
         self._describe: dict[str, Any] | None = None
         self._sessions: set[str] = set()
         self.argv: list[str] = []
@@ -163,10 +164,14 @@ class Server:
         """
         with self._lock:
             self.start()
+            session = payload.get("session")
+            new = session is not None and payload.get("op") != "state_dict" and str(session) not in self._sessions
+            if new:
+                self._sessions.add(str(session))  # named if the server dies: its state dies with it (even mid-call)
             response = self._exchange(payload)
             error = response.get("error")
-            if error is None and payload.get("session") is not None:
-                self._sessions.add(str(payload["session"]))  # named if the server dies: its state dies with it
+            if error is not None and new:
+                self._sessions.discard(str(session))
         if error is not None:
             raise _server_error(error)
         return response
@@ -208,7 +213,8 @@ class Server:
                 "that had not run `npm ci && npm run build`; build it, then `pip install ./python` again",
             )
         node = find_node(self._node)
-        self.argv = [node, self._bundle, "serve", *self._args]
+        # --exit-with-parent: a computation in progress ends with this process, not seconds after it.
+        self.argv = [node, self._bundle, "serve", "--exit-with-parent", *self._args]
         # stderr goes to a file, never a pipe nobody reads (a full pipe would block the server).
         self._stderr = tempfile.TemporaryFile()
         try:
@@ -218,6 +224,7 @@ class Server:
             self._stderr = None
             raise RlAdvantagesError("node_not_found", f"cannot start {shlex.join(self.argv)}: {error}") from None
         self._buffer = bytearray()
+        self._dirty = False
         self._sessions = set()
 
     def _handshake(self) -> None:
@@ -247,8 +254,13 @@ class Server:
         self._describe = response
 
     def _exchange(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Sends one request and returns its response. A call interrupted (KeyboardInterrupt, ...) before its answer
+        leaves the server running: the next call ends a partly written line (the server answers it with an error),
+        and skips the answers of earlier requests by their ids, which only grow. Responses come in request order."""
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        if "id" in payload:
+            raise RlAdvantagesError("bad_request", '"id" is the serve protocol\'s own field: Server.request numbers each request itself', field="id")
         request_id = self._next_id
         self._next_id += 1
         try:
@@ -257,25 +269,56 @@ class Server:
             raise RlAdvantagesError("non_finite", f"the request holds NaN or infinity, which JSON cannot carry: {error}") from None
         if proc.poll() is not None:
             raise self._died("had exited before this request")
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if self._dirty:
+            self._write(b"\n")  # ends an interrupted line: not JSON, or a whole request, its answer skipped below
+            self._dirty = False
+        self._dirty = True
+        self._write(line)
+        self._dirty = False
+        while True:
+            raw = self._read_line(deadline)
+            if raw is None:
+                raise self._died("exited before answering")
+            try:
+                response = json.loads(raw)
+            except ValueError:
+                raise self._broken(f"rl-adv serve wrote a line that is not JSON: {_clip(raw.decode('utf-8', 'replace'))}") from None
+            answered = response.get("id") if isinstance(response, dict) else request_id + 1
+            if answered == request_id:
+                del response["id"]
+                return response  # type: ignore[no-any-return]
+            if answered is None or (type(answered) is int and answered < request_id):
+                continue  # the answer to an interrupted request (or to the line that ended it): nobody waits for it
+            raise self._broken(f"rl-adv serve answered {_clip(raw.decode('utf-8', 'replace'))} to request {request_id}")
+
+    def _write(self, data: bytes) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
         try:
-            view = memoryview(line)
+            view = memoryview(data)
             fd = proc.stdin.fileno()
             while view:
                 view = view[os.write(fd, view):]
         except (BrokenPipeError, ConnectionResetError, OSError):
             raise self._died("closed its input while the request was sent") from None
-        raw = self._read_line(None if self.timeout is None else time.monotonic() + self.timeout)
-        if raw is None:
-            raise self._died("exited before answering")
-        try:
-            response = json.loads(raw)
-        except ValueError:
-            raise RlAdvantagesError("bad_response", f"rl-adv serve wrote a line that is not JSON: {_clip(raw.decode('utf-8', 'replace'))}") from None
-        if not isinstance(response, dict) or response.get("id") != request_id:
-            self._stop(kill=True)
-            raise RlAdvantagesError("bad_response", f"rl-adv serve answered {_clip(raw.decode('utf-8', 'replace'))} to request {request_id}; it was stopped")
-        del response["id"]
-        return response
+
+    def _broken(self, what: str) -> RlAdvantagesError:
+        """The protocol is out of step: the server is stopped, and its sessions named."""
+        lost = self._lost_sessions()
+        self._stop(kill=True)
+        return RlAdvantagesError("bad_response", f"{what}; it was stopped and the next call starts a new one. {lost}".strip())
+
+    def _lost_sessions(self) -> str:
+        """What a stopped server's sessions need: their names and how to restore them."""
+        sessions = sorted(self._sessions)
+        if not sessions:
+            return ""
+        names = ", ".join(map(repr, sessions[:5])) + (", ..." if len(sessions) > 5 else "")
+        return (
+            f"Its {len(sessions)} session(s) ({names}) are lost: restore each from its last checkpoint with "
+            "load_state_dict(session, checkpoint['estimator'], checkpoint['state']) (a checkpoint is what state_dict(session) returned)."
+        )
 
     def _read_line(self, deadline: float | None) -> bytes | None:
         proc = self._proc
@@ -292,11 +335,12 @@ class Server:
             if deadline is not None and os.name != "nt":
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                    lost = self._lost_sessions()
                     self._stop(kill=True)
                     raise RlAdvantagesError(
                         "timeout",
                         f"rl-adv serve did not answer within {self.timeout} s; it was stopped (the next call starts a new one). "
-                        "Give Server(timeout=...) more for large batches or a large corpus",
+                        f"Give Server(timeout=...) more for large batches or a large corpus. {lost}".strip(),
                     )
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -311,15 +355,14 @@ class Server:
         except subprocess.TimeoutExpired:
             code = None
         tail = self._stderr_tail()
-        sessions = sorted(self._sessions)
+        lost = self._lost_sessions()
         argv = shlex.join(self.argv)
         self._stop()
         status = "is still running" if code is None else (f"was killed by signal {-code}" if code < 0 else f"exit code {code}")
         message = f"rl-adv serve ({argv}) {what} ({status})"
         message += f"; its stderr ends:\n{tail}\n" if tail else "; its stderr was empty. "
-        if sessions:
-            message += f"Its sessions ({', '.join(map(repr, sessions[:5]))}{', ...' if len(sessions) > 5 else ''}) are lost: load their state_dict again. "
         message += "The next call starts a new server."
+        message += f" {lost}" if lost else ""
         return RlAdvantagesError("server_exited", message)
 
     def _stderr_tail(self) -> str:

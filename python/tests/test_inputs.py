@@ -88,9 +88,12 @@ BAD = [
     ("group_mean", dict(rewards="10", group_ids=[0, 0]), "bad_type", "rewards", None),
     ("group_mean", dict(rewards=[[1.0, 0.0]], group_ids=[0, 0]), "bad_shape", "rewards", None),
     ("group_mean", dict(rewards=[1.0, 0.0, 1.0], group_ids=[0, 0]), "length_mismatch", "group_ids", 2),
-    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, 0.5]), "bad_type", "group_ids", None),
+    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, 0.5]), "bad_type", "group_ids", 1),
     ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, None]), "bad_type", "group_ids", 1),
-    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[True, False]), "bad_type", "group_ids", None),
+    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[True, False]), "bad_type", "group_ids", 0),
+    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, True]), "bad_type", "group_ids", 1),
+    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=np.array([True, False])), "bad_type", "group_ids", None),
+    ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, np.bool_(True)]), "bad_type", "group_ids", 1),
     ("tfidf_kernel_loo_T0.1", dict(rewards=[1.0, 0.0], prompts=["a", 7]), "bad_type", "prompts", 1),
     ("tfidf_kernel_loo_T0.1", dict(rewards=[1.0, 0.0], prompts="ab"), "bad_type", "prompts", None),
     ("group_mean", dict(rewards=[1.0, 0.0], group_ids=[0, 0], mask=[False, 2]), "bad_type", "mask", 1),
@@ -126,7 +129,7 @@ def test_server_errors_carry_code_and_message(server):
 def test_unknown_options_are_refused_with_the_closest_name(server):
     with pytest.raises(r.RlAdvantagesError) as caught:
         r.compute_advantages("group_mean", [1.0, 0.0], group_ids=[0, 0], normalise="batch", server=server)
-    assert (caught.value.code, caught.value.field) == ("unknown_field", "normalise")
+    assert (caught.value.code, caught.value.field) == ("unknown_option", "normalise")
     assert "normalize" in caught.value.message
     with pytest.raises(r.RlAdvantagesError) as caught:
         r.compute_advantages({"name": "tfidf_kernel_loo", "temprature": 0.1}, [1.0, 0.0], prompts=["a b", "c d"], server=server)

@@ -10,7 +10,7 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream;
 }
 
-/** The exit codes of every rl-adv command. */
+/** The exit codes of every rl-adv command: the one table of docs/cli.md ("Exit codes"). */
 export const EXIT_CODES = Object.freeze({
   /** The command did what was asked. */
   ok: 0,
@@ -18,7 +18,23 @@ export const EXIT_CODES = Object.freeze({
   gateFailed: 1,
   /** Bad input or usage: a message on stderr names the file, line and field. */
   usage: 2,
+  /** A bug in rl-adv (EX_SOFTWARE): the message carries a stack trace to report. */
+  internal: 70,
+  /** A file or stream could not be read or written (EX_IOERR): a full disk, a device error, a closed pipe. */
+  io: 74,
 });
+
+/**
+ * What an rl-adv executable does when its standard output fails: a reader that closed the pipe (`| head`) ends it
+ * quietly, any other failure (`> /dev/full`: ENOSPC, EIO) with one line on stderr; both exit 74, never a stack trace.
+ */
+export function stdoutFailed(error: NodeJS.ErrnoException, stderr: NodeJS.WritableStream, exit: (code: number) => void): void {
+  if (error.code !== 'EPIPE') {
+    const reason = error.code === 'ENOSPC' ? 'no space left on the device' : error.code === 'EIO' ? 'an input/output error of the device' : error.message;
+    stderr.write(`rl-adv: cannot write <stdout>: ${reason}${error.code === undefined ? '' : ` (${error.code})`}\n`);
+  }
+  exit(EXIT_CODES.io);
+}
 
 /** A usage or input error: exit code 2, `rl-adv: <message>` on stderr, no stack trace. */
 export class CliUsageError extends Error {

@@ -5,10 +5,12 @@
 // (the one policy of every command, docs/cli.md "Files a command writes"). writeOutput then writes it
 // atomically: a temporary file in the same folder, then a link (no --force: never replaces a file that
 // appeared meanwhile) or a rename (--force).
-import { randomBytes } from 'node:crypto';
-import { link, lstat, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { link, lstat, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { RlAdvantagesIoError } from '../errors.js';
+import { errnoReason, IO_ERRNOS, remedy, writeAllSync, writeFileDurable, writeTempBeside } from '../internal/durable-write.js';
 import { CliUsageError, type CliIo } from './core.js';
 import { STDIO } from './io.js';
 
@@ -160,20 +162,35 @@ export async function guardOutputs(command: Command): Promise<void> {
   }
 }
 
-function reason(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file or folder';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
+/** The error of an output that cannot be written: exit 2 for a path the user can change, 74 for a failing device. */
+function writeFailure(flag: string, file: string, error: unknown): Error {
+  const errno = error instanceof RlAdvantagesIoError ? error.errno : ((error as NodeJS.ErrnoException | null)?.code ?? '');
+  const why = errnoReason(errno === '' ? error : { code: errno, message: (error as Error).message });
+  if (IO_ERRNOS.has(errno)) {
+    return new RlAdvantagesIoError(`${flag} ${file}: cannot write it: ${why} (${errno}); ${remedy(errno)}, then run the command again`, { path: file, errno });
+  }
+  return new CliUsageError(`${flag} ${file}: cannot write it (${errno === 'EACCES' || errno === 'EPERM' ? 'permission denied' : why})`);
+}
+
+/** Writes straight into a FIFO or a device (`/dev/null`, a terminal): there is no file to replace. */
+function writeThrough(file: string, text: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    writeAllSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
- * Writes an output file atomically, or standard output for `-`: the text goes to a temporary file in the
- * same folder, which then becomes `file` whole. Without `force` it is linked into place, which fails if
- * `file` exists (so a file that appeared after {@link guardOutputs} is kept too); with `force` it is
- * renamed over it.
+ * Writes an output file atomically, or standard output for `-`: the text goes to a complete, flushed temporary file
+ * in the same folder, which then becomes `file` whole (a full disk leaves no temporary behind). Without `force` it is
+ * linked into place, which fails if `file` exists (so a file that appeared after {@link guardOutputs} is kept too);
+ * with `force` it is renamed over it. With `force`, a symbolic link is written through (its target is replaced
+ * atomically, the link stays) and a FIFO or a device (`/dev/null`) is written into, never replaced by a file.
  *
  * @throws {CliUsageError} when the file exists (without `force`) or cannot be written, naming the option and the file.
+ * @throws {RlAdvantagesIoError} (exit 74) when the device fails (a full disk, an I/O error).
  * @example
  * ```ts
  * await writeOutput('report.html', html, io, '--html', options.force === true);
@@ -184,20 +201,40 @@ export async function writeOutput(file: string, text: string, io: CliIo, flag: s
     io.stdout.write(text);
     return;
   }
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const node = await lstat(file).catch(() => undefined);
   try {
-    await writeFile(temp, text, { encoding: 'utf8', flag: 'wx' });
+    if (force && node !== undefined && !node.isFile() && !node.isSymbolicLink()) return writeThrough(file, text);
+    if (force && node?.isSymbolicLink() === true) {
+      const target = await linkTarget(file);
+      const kind = await stat(target).catch(() => undefined);
+      if (kind !== undefined && !kind.isFile()) return writeThrough(target, text);
+      return writeFileDurable(target, text);
+    }
   } catch (error) {
-    throw new CliUsageError(`${flag} ${file}: cannot write it (${reason(error)})`);
+    throw writeFailure(flag, file, error);
+  }
+  let temp: string;
+  try {
+    temp = writeTempBeside(file, text);
+  } catch (error) {
+    throw writeFailure(flag, file, error);
   }
   try {
     if (force) await rename(temp, file);
     else await placeNew(temp, file, flag);
+  } catch (error) {
+    throw error instanceof CliUsageError ? error : writeFailure(flag, file, error);
   } finally {
     await unlink(temp).catch(() => undefined);
   }
 }
 
+/** The file a symbolic link points to, every link resolved (a dangling link: the path it names). */
+async function linkTarget(file: string): Promise<string> {
+  const real = await realpath(file).catch(() => undefined);
+  if (real !== undefined) return real;
+  return resolve(dirname(file), await readlink(file));
+}
 /** Puts `temp` at `file` only if `file` does not exist: a hard link (atomic no-replace), else a checked rename. */
 async function placeNew(temp: string, file: string, flag: string): Promise<void> {
   try {
@@ -207,7 +244,7 @@ async function placeNew(temp: string, file: string, flag: string): Promise<void>
     const code = (error as { code?: unknown }).code;
     if (code === 'EEXIST') throw new CliUsageError(`${flag} ${file} exists; it is kept: give another file, or --force to replace it`);
     // A file system without hard links: the guard has checked that `file` is absent.
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw new CliUsageError(`${flag} ${file}: cannot write it (${reason(error)})`);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw writeFailure(flag, file, error);
   }
   if ((await lstat(file).catch(() => undefined)) !== undefined) {
     throw new CliUsageError(`${flag} ${file} exists; it is kept: give another file, or --force to replace it`);

@@ -1,7 +1,8 @@
 // The program and its runner for a given set of commands: the full `rl-adv` (./program.ts) and the
 // Python package's bundle (src/serve-bundle.ts, a few commands without the report's chart code) share them.
 import { Command, CommanderError } from 'commander';
-import { RlAdvantagesError } from '../errors.js';
+import { RlAdvantagesError, RlAdvantagesIoError } from '../errors.js';
+import { errnoReason, IO_ERRNOS } from '../internal/durable-write.js';
 import { VERSION } from '../version.js';
 import { CliExit, CliUsageError, EXIT_CODES, formatExample, HELP_CONFIGURATION, type CliIo } from './core.js';
 import { guardOutputs } from './outputs.js';
@@ -40,7 +41,7 @@ export function buildProgramWith(io: CliIo, registerAll: RegisterAll): Command {
     .addHelpText(
       'after',
       `\nExample:\n${formatExample('rl-adv advantages --estimator loo_batch_mean --input rollouts.jsonl')}\n\n` +
-        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage.\n',
+        'Exit codes: 0 success, 1 a failed gate, 2 bad input or usage, 74 a file or stream that cannot be written, 70 a bug.\n',
     );
   registerAll(program, io);
   unknownOptionsFirst(program);
@@ -81,9 +82,23 @@ function unknownOptionsFirst(command: Command): void {
 }
 
 /**
+ * The one-line message of an I/O failure (exit 74): an {@link RlAdvantagesIoError}, or a system error of a file
+ * operation whose code is an I/O failure (a full disk, a device error, a read-only file system), which names its path.
+ */
+function ioFailure(error: unknown): string | undefined {
+  if (error instanceof RlAdvantagesIoError) return error.message;
+  const e = error as NodeJS.ErrnoException | null;
+  // A permission refused in the middle of a command (a folder made read-only under it) is the system's too.
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (!(IO_ERRNOS.has(code) || code === 'EACCES' || code === 'EPERM') || typeof e?.syscall !== 'string') return undefined;
+  return `cannot ${e.syscall}${e.path === undefined ? '' : ` ${e.path}`}: ${errnoReason(e)} (${code})`;
+}
+
+/**
  * Runs the command line of the commands `registerAll` adds with `argv` (without the node and script entries) and returns the exit
- * code: 0 success, 1 a failed gate, 2 bad input or usage. User errors print one line
- * `rl-adv: <message>` on stderr, never a stack trace; anything else is a bug and is rethrown.
+ * code (EXIT_CODES, the table of docs/cli.md): 0 success, 1 a failed gate, 2 bad input or usage, 74 an I/O failure.
+ * User and I/O errors print one line `rl-adv: <message>` on stderr, never a stack trace; anything else is a bug and
+ * is rethrown (the executable prints it with its stack and exits 70).
  */
 export async function runCliWith(argv: readonly string[], io: CliIo, registerAll: RegisterAll): Promise<number> {
   const program = buildProgramWith(io, registerAll);
@@ -100,6 +115,11 @@ export async function runCliWith(argv: readonly string[], io: CliIo, registerAll
     if (error instanceof CliExit) {
       if (!error.silent) io.stderr.write(`rl-adv: ${error.message}\n`);
       return error.exitCode;
+    }
+    const io74 = ioFailure(error);
+    if (io74 !== undefined) {
+      io.stderr.write(`rl-adv: ${io74}\n`);
+      return EXIT_CODES.io;
     }
     if (error instanceof CliUsageError || error instanceof RlAdvantagesError) {
       io.stderr.write(`rl-adv: ${error.message}\n`);

@@ -68,11 +68,20 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
   } catch (error) {
     throw new RlAdvantagesError(`${summaryFile}: not valid JSON (${(error as Error).message})`, { code: 'bad_artifact', field: 'summary.json' });
   }
+  checkSummaryShape(summary, summaryFile);
   const files = ['summary.json'];
   const evalItems = new Map<string, Map<string, boolean>>();
   for (const [arm, e] of Object.entries(summary.eval ?? {})) {
     evalItems.set(arm, parseEvalItems(readRunFile(runDir, e.file), e.file));
     files.push(e.file);
+  }
+  // A replicated run's per-seed eval files: each one the summary names is checked, as the single run's are.
+  for (const rep of summary.replicates ?? []) {
+    for (const a of Object.values(rep.arms)) {
+      if (a.eval_file === undefined || files.includes(a.eval_file)) continue;
+      parseEvalItems(readRunFile(runDir, a.eval_file), a.eval_file);
+      files.push(a.eval_file);
+    }
   }
   // The design's power rows are in summary.json (the decision phase computed them): read, never recomputed.
   const power = summary.design_power?.power;
@@ -85,6 +94,38 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
     ...(power ? { power } : {}),
     ...(kernel !== null && kernel !== undefined ? { kernelFamilies: studyKernelFamilyRows(kernel) } : {}),
   };
+}
+
+function badField(file: string, field: string, what: string, value: unknown): RlAdvantagesError {
+  const shown = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  return new RlAdvantagesError(`${file}: field "${field}" must be ${what}, got ${shown} (was the file edited?)`, { code: 'bad_artifact', field });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checks the parts of summary.json the report reads beyond the phases: `eval` (each arm's `file`) and `replicates`
+ * (each seed's `arms`, their `reward_per_step`, `curve` and `eval_file`), so an edited or truncated summary gives a
+ * message naming the field (exit 2), never a stack trace.
+ */
+function checkSummaryShape(summary: StudySummary, file: string): void {
+  const s = summary as unknown;
+  if (!isObject(s)) throw badField(file, '', 'a JSON object', s);
+  if (s.eval !== undefined) {
+    if (!isObject(s.eval)) throw badField(file, 'eval', 'an object', s.eval);
+    for (const [arm, e] of Object.entries(s.eval)) if (!isObject(e) || typeof e.file !== 'string') throw badField(file, `eval.${arm}.file`, 'a string', isObject(e) ? e.file : e);
+  }
+  if (s.replicates === undefined) return;
+  if (!Array.isArray(s.replicates)) throw badField(file, 'replicates', 'an array', s.replicates);
+  s.replicates.forEach((rep: unknown, i) => {
+    if (!isObject(rep) || !isObject(rep.arms)) throw badField(file, `replicates[${i}].arms`, 'an object', isObject(rep) ? rep.arms : rep);
+    for (const [arm, a] of Object.entries(rep.arms)) {
+      const at = `replicates[${i}].arms.${arm}`;
+      if (!isObject(a) || !Array.isArray(a.reward_per_step)) throw badField(file, `${at}.reward_per_step`, 'an array', isObject(a) ? a.reward_per_step : a);
+      if (a.curve !== undefined && a.curve !== null && !Array.isArray(a.curve)) throw badField(file, `${at}.curve`, 'an array or null', a.curve);
+      if (a.eval_file !== undefined && typeof a.eval_file !== 'string') throw badField(file, `${at}.eval_file`, 'a string', a.eval_file);
+    }
+  });
 }
 
 /** The kernel chart's rows (chart 7) from the tuned kernel's per-family figures in summary.json. */

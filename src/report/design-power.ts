@@ -1,7 +1,7 @@
 // "What this design can conclude", in words: the one text report.md and report.html both show, from summary.json.
 import { formatFigure } from '../internal/figures.js';
 import { ASYMPTOTIC_DECISION_METHODS, methodLabel, type DecisionMethodName } from '../stats/method-names.js';
-import type { StudyDesignPower } from '../study/summary.js';
+import type { StudyDesignPower, StudySeedDesignPower } from '../study/summary.js';
 import type { Block } from './blocks.js';
 
 /** A method's name, with "(asymptotic)" after one whose coverage is not guaranteed (a column heading). */
@@ -76,5 +76,36 @@ export function designPowerBlocks(p: StudyDesignPower, evalReached: boolean): Bl
     },
     { kind: 'text', text: `P(validated) / P(failed) at each true difference (observed thresholds at ${p.thresholds[0]?.discordant ?? 0} discordant pairs):` },
     { kind: 'table', header: ['true difference', ...methods.map(shortLabel)], rows: power, align: ['r', ...methods.map(() => 'r' as const)] },
+  ];
+}
+
+/**
+ * A replicated run's own design, in words and a table: the seed-level power at its S seeds and n items with the
+ * assumptions stated (docs/method.md section 5.9), or why it could not be computed.
+ */
+export function seedDesignPowerBlocks(p: StudySeedDesignPower): Block[] {
+  if ('error' in p) return [{ kind: 'text', text: `The across-seed power could not be computed under its assumptions (${p.assumptions}): ${p.error}` }];
+  const pm = (x: number, e: number): string => `${x.toFixed(3)} ± ${e.toFixed(3)}`;
+  return [
+    {
+      kind: 'text',
+      text:
+        `The design this run used: the decision across S = ${p.seeds} seeds x n = ${p.n} items (\`${p.method}\`, criterion ${p.criterion}, margin ${p.margin}, ` +
+        `alpha ${p.alpha}), at ${p.assumptions}; by simulation of the normal crossed random-effects model, ${p.replicates} draws (docs/method.md section 5.9). ` +
+        'The run-to-run SD is an assumption, not a measurement: `rl-adv plan --from-decision decision.json` recomputes the power at the SD these seeds show.',
+    },
+    {
+      kind: 'table',
+      header: ['P(validated) if equal', 'P(failed) if equal', `n for 80% power at ${p.seeds} seeds`, `seeds for 80% power at n = ${p.n}`],
+      rows: [
+        [
+          pm(p.p_validated, p.mc_error.p_validated),
+          pm(p.p_failed, p.mc_error.p_failed),
+          p.n_for_80_percent_power === null ? `not below ${p.n_cap}` : String(p.n_for_80_percent_power),
+          p.seeds_for_80_percent_power === null ? `not below ${p.seeds_cap}` : String(p.seeds_for_80_percent_power),
+        ],
+      ],
+      align: ['r', 'r', 'r', 'r'],
+    },
   ];
 }

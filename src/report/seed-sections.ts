@@ -11,6 +11,23 @@ import { figureHtml } from './html.js';
 const num = formatFigure;
 const interval = (x: readonly [number, number]): string => `[${num(x[0])}, ${num(x[1])}]`;
 
+/** The interval's level, 1 - alpha/k, in percent (e.g. "95%", "97.5%"). */
+export function levelLabel(d: { alpha: number; level?: number; criteria: readonly unknown[] }): string {
+  const level = d.level ?? 1 - d.alpha / Math.max(1, d.criteria.length);
+  return `${Number((level * 100).toPrecision(6))}%`;
+}
+
+/** The two SDs, named apart; a summary.json written before they were (between_seed_sd) still reads. */
+function sdWords(d: SeedDecisionJson): string {
+  const old = d as unknown as { between_seed_sd?: number; seed_component_sd?: number };
+  const perSeed = d.per_seed_difference_sd ?? old.between_seed_sd;
+  const runToRun = d.run_to_run_sd ?? old.seed_component_sd;
+  return (
+    (perSeed === undefined ? '' : `SD of the per-seed differences ${num(perSeed)} (what the data show)`) +
+    (runToRun === undefined ? '' : `; run-to-run SD ${num(runToRun)} (item noise taken out: what \`rl-adv plan --between-seed-sd\` takes)`)
+  );
+}
+
 /** The forest rows: each seed's exact paired interval (first criterion), then the across-seeds interval. */
 export function seedIntervalRows(d: SeedDecisionJson): SeedIntervalRow[] {
   const rows: SeedIntervalRow[] = d.per_seed.map((p) => {
@@ -19,6 +36,22 @@ export function seedIntervalRows(d: SeedDecisionJson): SeedIntervalRow[] {
   });
   rows.push({ label: `across ${d.seeds} seeds`, estimate: d.estimate, lower: d.interval[0], upper: d.interval[1], verdict: d.verdict, pooled: true });
   return rows;
+}
+
+/** The fallback and the outlying seeds in words (absent from a summary.json written before they were). */
+export function seedWarnings(d: SeedDecisionJson): string[] {
+  const out: string[] = [];
+  const fallback = (d as { fallback?: SeedDecisionJson['fallback'] }).fallback ?? null;
+  if (fallback !== null) {
+    out.push(fallback.rule === 'whole_range' ? `**No interval: ${fallback.text}.** The verdict cannot rest on these seeds.` : `Variance floor: ${fallback.text}.`);
+  }
+  for (const o of (d as { outliers?: SeedDecisionJson['outliers'] }).outliers ?? []) {
+    out.push(
+      `**Warning: seed ${o.seed} is an outlier** (difference ${num(o.estimate)}, ${num(o.score, 3)} robust SDs from the median of the seeds; ` +
+        'a collapsed or diverged run?). The t interval assumes normal run effects; docs/method.md section 5.8 gives its coverage when runs collapse.',
+    );
+  }
+  return out;
 }
 
 /**
@@ -39,10 +72,12 @@ export function seedDecisionSection(d: SeedDecisionJson, names: { treatment: str
       kind: 'text',
       text:
         `**${d.verdict}** across ${d.seeds} training seeds x ${d.n} paired items: ${names.treatment} − ${names.baseline} = ${num(d.estimate)}, ` +
-        `${Math.round((1 - d.alpha) * 100)}% interval ${interval(d.interval)} (\`${d.method}\`, ${num(d.df, 3)} df), margin ${d.margin}; ` +
-        `between-seed SD of the difference ${num(d.between_seed_sd)} (docs/method.md section 5.8).`,
+        `${levelLabel(d)} interval ${interval(d.interval)} (\`${d.method}\`, ${num(d.df, 3)} df), margin ${d.margin}; ` +
+        sdWords(d) +
+        ' (docs/method.md section 5.8).',
     },
   ];
+  for (const w of seedWarnings(d)) blocks.push({ kind: 'text', text: w });
   if (charts) {
     blocks.push({
       kind: 'chart',
@@ -56,7 +91,7 @@ export function seedDecisionSection(d: SeedDecisionJson, names: { treatment: str
   }
   blocks.push({
     kind: 'table',
-    header: ['seed', names.treatment, names.baseline, 'difference', `paired interval (${d.paired_method})`, 'that seed alone'],
+    header: ['seed', names.treatment, names.baseline, 'difference', `paired ${levelLabel(d)} interval (${d.paired_method})`, 'that seed alone'],
     rows,
     align: ['r', 'r', 'r', 'r', 'l', 'l'],
   });

@@ -9,7 +9,7 @@ import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
 import { pairedTable, wilsonInterval } from './charts/accuracy.js';
 import { tableHtml } from './html.js';
-import { designPowerBlocks } from './design-power.js';
+import { designPowerBlocks, seedDesignPowerBlocks } from './design-power.js';
 import { methodLabel } from '../stats/method-names.js';
 import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
@@ -292,10 +292,22 @@ function designPower(s: StudySummary, charts: ChartInputs | undefined): ReportSe
   if (!p) return null;
   const [note, ...rest] = designPowerBlocks(p, s.eval !== undefined);
   const power = charts?.power ?? p.power;
+  // A replicated run decides across seeds: its own design's power first; the paired power is one seed's only.
+  const seeds = (s.replicates?.length ?? 0) > 1;
+  const oneSeed: Block = {
+    kind: 'text',
+    text: `**One seed's paired decision only** (its ${p.n} items, about that seed's two checkpoints; not the design this run decided with):`,
+  };
   return {
     id: 'power',
-    heading: 'What this design can conclude',
-    blocks: [...(note ? [note] : []), ...chart(charts, async () => (power.length > 0 ? powerFigure(power, p.margin) : null)), ...rest],
+    heading: seeds ? `What this design can conclude (${s.replicates?.length ?? 0} seeds)` : 'What this design can conclude',
+    blocks: [
+      ...(seeds && s.seed_design_power ? seedDesignPowerBlocks(s.seed_design_power) : []),
+      ...(seeds ? [oneSeed] : []),
+      ...(note ? [note] : []),
+      ...chart(charts, async () => (power.length > 0 ? powerFigure(power, p.margin) : null)),
+      ...rest,
+    ],
   };
 }
 

@@ -1,5 +1,7 @@
 // Writing a study run's reports (report.md and report.html) from its artifacts, for the study and `rl-adv report`.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { lockRunDir } from '../study/run-dir.js';
 import { writeFileAtomic } from '../study/backends/files.js';
 import type { StudyOptions, StudyOutcome } from '../study/options.js';
 import { runStudy } from '../study/run.js';
@@ -21,13 +23,26 @@ export interface WrittenReports {
  * @param runDir - a folder written by `rl-adv study`.
  * @returns the paths written.
  * @throws `RlAdvantagesError` if the folder is not a study run or an artifact is missing or malformed
- *   (see `readStudyArtifacts`).
+ *   (see `readStudyArtifacts`), or (`run_dir_locked`) while a study process is writing the folder.
  * @example
  * ```ts
  * await writeStudyReports('runs/sim'); // { markdown: 'runs/sim/report.md', html: 'runs/sim/report.html' }
  * ```
  */
 export async function writeStudyReports(runDir: string): Promise<WrittenReports> {
+  // A folder without summary.json is refused by name before anything is created in it.
+  if (!existsSync(path.join(runDir, 'summary.json'))) return writeReportsOf(runDir);
+  // No report is written into a run a study process is still writing.
+  const lock = lockRunDir(path.resolve(runDir), runDir, 'rl-adv report', '');
+  try {
+    return await writeReportsOf(runDir);
+  } finally {
+    lock.release();
+  }
+}
+
+/** {@link writeStudyReports} on a folder this process has locked. */
+async function writeReportsOf(runDir: string): Promise<WrittenReports> {
   const artifacts = readStudyArtifacts(runDir);
   const markdown = path.join(runDir, 'report.md');
   const html = path.join(runDir, 'report.html');
@@ -51,13 +66,16 @@ export async function writeStudyReports(runDir: string): Promise<WrittenReports>
  * ```
  */
 export async function runStudyWithReports(options: StudyOptions): Promise<StudyOutcome> {
-  const outcome = await runStudy({
+  return runStudy({
     ...options,
     onSummary: (dir, summary) => {
       writeFileAtomic(path.join(dir, 'report.md'), renderReport(summary));
       options.onSummary?.(dir, summary);
     },
+    // Still under the run folder's lock: no other process starts on the folder before the reports are complete.
+    finish: async (dir, summary) => {
+      await writeReportsOf(dir);
+      await options.finish?.(dir, summary);
+    },
   });
-  await writeStudyReports(options.dir);
-  return outcome;
 }

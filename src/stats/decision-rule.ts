@@ -26,6 +26,12 @@ export interface DecisionRule {
    * default when absent) or `seed_t`.
    */
   readonly seed_method?: SeedMethodName;
+  /**
+   * Which items each seed was evaluated on (docs/method.md section 5.8): `shared` (the default: the same items, paired
+   * across seeds) or `per_seed` (each seed its own items, e.g. fresh test items or a subsample per seed: decided by a t
+   * on the per-seed means).
+   */
+  readonly seed_items?: 'shared' | 'per_seed';
   /** The training seeds, distinct integers, when given. */
   readonly seeds?: readonly number[];
   readonly [key: string]: unknown;
@@ -121,6 +127,9 @@ export function collectDecisionRule(p: Problems, path: string, value: unknown): 
   }
   if (value.seed_method !== undefined && !isSeedMethodName(value.seed_method)) {
     p.add(key(path, 'seed_method'), `must be one of ${SEED_METHOD_NAMES.map((m) => `"${m}"`).join(', ')} (docs/method.md section 5.8), got ${describe(value.seed_method)}`);
+  }
+  if (value.seed_items !== undefined && value.seed_items !== 'shared' && value.seed_items !== 'per_seed') {
+    p.add(key(path, 'seed_items'), `must be "shared" (every seed on the same items) or "per_seed" (each seed its own items), got ${describe(value.seed_items)}`);
   }
   collectSeeds(p, key(path, 'seeds'), value.seeds);
   const criteria: DecisionCriterion[] = [];

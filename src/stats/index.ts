@@ -36,7 +36,9 @@ export {
   type SeedPart,
   type SeedCriterionDecision,
 } from './seeds.js';
-export { seedInterval, type SeedInterval } from './seed-interval.js';
+export { seedInterval, type SeedInterval, type SeedDegeneracy } from './seed-interval.js';
+export { seedMeansInterval, type SeedMeansInterval } from './seed-means-interval.js';
+export { outlyingSeeds, OUTLIER_CUTOFF, type OutlyingSeed } from './seed-outliers.js';
 export { SEED_METHOD_NAMES, DEFAULT_SEED_METHOD, type SeedMethodName } from './seed-method-names.js';
 export {
   seedDesignPower,

@@ -24,13 +24,28 @@ export interface SeedInterval {
   readonly df: number;
   /** The per-seed mean differences, in row order. */
   readonly perSeed: readonly number[];
-  /** The sample SD of the per-seed mean differences (denominator S - 1): run-to-run spread plus each seed's item noise. */
+  /** The sample SD of the per-seed mean differences (denominator S - 1): run-to-run spread plus each seed's item noise (what the data show). */
+  readonly perSeedDifferenceSd: number;
+  /** sqrt(max(0, (MS_seed - MS_error) / n)): the run-to-run SD sigma_a, item noise taken out (method of moments; what `plan --between-seed-sd` takes). */
+  readonly runToRunSd: number;
+  /** @deprecated the same as {@link SeedInterval.perSeedDifferenceSd}. */
   readonly betweenSeedSd: number;
-  /** sqrt(max(0, (MS_seed - MS_error) / n)): the run-to-run SD with the item noise taken out (method of moments). */
+  /** @deprecated the same as {@link SeedInterval.runToRunSd}. */
   readonly seedComponentSd: number;
+  /** True when MS_error replaced a smaller MS_seed in the standard error (the floor of docs/method.md section 5.8). */
+  readonly floored: boolean;
+  /**
+   * Why the variance could not be estimated, when it could not (the interval is then the whole range of d, or
+   * unbounded without `extremes`, and the verdict inconclusive): `no_variation` (every seed's differences agree
+   * and no run-by-item noise is left), `one_item` (n = 1: seed_item_t's item term cannot be estimated).
+   */
+  readonly degenerate: SeedDegeneracy | null;
   /** sqrt(max(0, (MS_item - MS_error) / S)): the SD over items of an item's expected difference (method of moments). */
   readonly itemComponentSd: number;
 }
+
+/** Why a seed-level variance could not be estimated (docs/method.md section 5.8). */
+export type SeedDegeneracy = 'no_variation' | 'one_item';
 
 /** The mean squares of the two-way (seeds x items) layout without replication (docs/method.md section 5.8). */
 export interface MeanSquares {
@@ -103,22 +118,34 @@ export function meanSquares(rows: readonly Float64Array[]): MeanSquares {
   };
 }
 
-/** The standard error and degrees of freedom of each method (docs/method.md section 5.8). */
-function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): { se: number; df: number } {
+/**
+ * The standard error and degrees of freedom of each method (docs/method.md section 5.8), or why the variance cannot be
+ * estimated. MS_seed is floored at MS_error: E[MS_seed] = n sigma_a^2 + sigma_e^2 >= sigma_e^2 = E[MS_error], so a
+ * smaller MS_seed (per-seed means that agree more closely than the run-by-item noise allows, e.g. exact ties of 0/1
+ * means) is replaced by the better-determined lower bound; the interval only widens.
+ */
+function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): { se: number; df: number; floored: boolean; degenerate: SeedDegeneracy | null } {
+  if (n === 1 && method === 'seed_item_t') return { se: Number.MAX_VALUE, df: S - 1, floored: false, degenerate: 'one_item' };
+  const error = Number.isNaN(ms.error) ? 0 : ms.error;
+  const floored = ms.seed < error;
+  const seedTerm = Math.max(ms.seed, error);
+  if (!(seedTerm > 0)) return { se: Number.MAX_VALUE, df: S - 1, floored, degenerate: 'no_variation' };
   // seed_item_t adds the items' sampling variance, (MS_item - MS_error) / (S n) = estimated sigma_b^2 / n (0 when
   // negative), to seed_t's and keeps S - 1 df: the smaller df of the two terms, as in Hsu's conservative solution of the
   // Behrens-Fisher problem (Satterthwaite's df under-covered at S = 3: docs/method.md section 5.8).
-  const extra = method === 'seed_item_t' && n > 1 ? Math.max(0, ms.item - ms.error) : 0;
-  return { se: Math.sqrt((ms.seed + extra) / (S * n)), df: S - 1 };
+  const extra = method === 'seed_item_t' ? Math.max(0, ms.item - ms.error) : 0;
+  return { se: Math.sqrt((seedTerm + extra) / (S * n)), df: S - 1, floored, degenerate: null };
 }
 
 /**
  * The seed-level interval for the expected difference over training runs and test items (docs/method.md section
  * 5.8) from S >= 2 rows (seeds) of the n paired differences d_si (the same items, in the same order, in every row),
- * two-sided at level 1 - alpha / k: estimate = the grand mean; `seed_t`: se^2 = MS_seed / (S n) (the sample variance
- * of the per-seed means over S), df = S - 1; `seed_item_t`: se^2 = (MS_seed + max(0, MS_item - MS_error)) / (S n)
- * (seed_t's plus the estimated item-sampling variance sigma_b^2 / n), df = S - 1. Interval estimate +- t_{df, alpha/(2k)} se, clipped to
- * `extremes` when given.
+ * two-sided at level 1 - alpha / k: estimate = the grand mean; with M = max(MS_seed, MS_error) (the floor; MS_error
+ * taken as 0 when n = 1), `seed_t`: se^2 = M / (S n), df = S - 1; `seed_item_t`: se^2 = (M + max(0, MS_item -
+ * MS_error)) / (S n) (plus the estimated item-sampling variance sigma_b^2 / n), df = S - 1. Interval estimate +-
+ * t_{df, alpha/(2k)} se, clipped to `extremes` when given. When the variance cannot be estimated (M = 0, or n = 1 for
+ * seed_item_t) the interval is the whole of `extremes` (+-Number.MAX_VALUE without; standardError and halfWidth
+ * Number.MAX_VALUE) and `degenerate` says why.
  *
  * @param options.differences - S Float64Arrays of n differences each.
  * @param options.alpha - family-wise alpha in (0, 1).
@@ -150,22 +177,28 @@ export function seedInterval(options: {
     throw new RlAdvantagesError(`method must be one of ${SEED_METHOD_NAMES.join(', ')}, got ${describe(options.method)}`, { code: 'unknown_method', field: 'method' });
   }
   const ms = meanSquares(rows);
-  const { se, df } = spread(options.method, ms, S, n);
-  const halfWidth = se > 0 ? studentTUpperQuantile(alpha / (2 * k), df) * se : 0;
+  const { se, df, floored, degenerate } = spread(options.method, ms, S, n);
+  // No variance, no interval: the whole range (Number.MAX_VALUE, finite, stands for "unbounded" without extremes).
+  const halfWidth = degenerate === null ? studentTUpperQuantile(alpha / (2 * k), df) * se : Number.MAX_VALUE;
   const [lo, hi] = options.extremes ?? [-Infinity, Infinity];
+  const runToRun = Math.sqrt(Math.max(0, (ms.seed - (Number.isNaN(ms.error) ? 0 : ms.error)) / n));
   return {
     method: options.method,
     seeds: S,
     n,
     estimate: ms.grand,
-    lower: Math.max(lo, ms.grand - halfWidth),
-    upper: Math.min(hi, ms.grand + halfWidth),
+    lower: degenerate === null ? Math.max(lo, ms.grand - halfWidth) : Math.max(lo, -Number.MAX_VALUE),
+    upper: degenerate === null ? Math.min(hi, ms.grand + halfWidth) : Math.min(hi, Number.MAX_VALUE),
     halfWidth,
     standardError: se,
     df,
     perSeed: [...ms.rowMeans],
+    perSeedDifferenceSd: Math.sqrt(ms.seed / n),
+    runToRunSd: runToRun,
     betweenSeedSd: Math.sqrt(ms.seed / n),
-    seedComponentSd: Math.sqrt(Math.max(0, (ms.seed - (Number.isNaN(ms.error) ? 0 : ms.error)) / n)),
+    seedComponentSd: runToRun,
+    floored,
+    degenerate,
     itemComponentSd: Number.isNaN(ms.item) ? 0 : Math.sqrt(Math.max(0, (ms.item - ms.error) / S)),
   };
 }

@@ -74,7 +74,8 @@ export function residualVariance(d: Pick<SeedDesign, 'discordance' | 'effect' | 
  * P(validated) and P(failed) of a seed-level design under the normal crossed random-effects model d_si = Delta + a_s +
  * b_i + e_si (docs/method.md section 5.9): the grand mean ~ N(Delta, sigma_a^2/S + sigma_b^2/n + sigma_e^2/(S n)),
  * MS_seed ~ (n sigma_a^2 + sigma_e^2) chi2_{S-1}/(S-1), MS_item ~ (S sigma_b^2 + sigma_e^2) chi2_{n-1}/(n-1),
- * MS_error ~ sigma_e^2 chi2_{(S-1)(n-1)}/((S-1)(n-1)), all independent (the balanced two-way layout); each draw gets the method's interval and verdict. Seeded (seedrandom `rl-adv/seed-power/<seed>`), so a
+ * MS_error ~ sigma_e^2 chi2_{(S-1)(n-1)}/((S-1)(n-1)), all independent (the balanced two-way layout); each draw gets the method's interval
+ * (MS_seed floored at MS_error) and verdict. Seeded (seedrandom `rl-adv/seed-power/<seed>`), so a
  * design's figure is reproducible and designs share their normal draws.
  */
 export function seedPowerBySimulation(d: SeedDesign, options: { replicates?: number; seed?: number } = {}): SeedPower {
@@ -92,12 +93,10 @@ export function seedPowerBySimulation(d: SeedDesign, options: { replicates?: num
   for (let r = 0; r < R; r++) {
     const mean = d.effect + sdMean * normal(rng);
     const msSeed = (eSeed * 2 * gamma(rng, (S - 1) / 2)) / (S - 1);
-    let v = msSeed;
-    if (d.method === 'seed_item_t') {
-      const msItem = (eItem * 2 * gamma(rng, (n - 1) / 2)) / (n - 1);
-      const msError = (e2 * 2 * gamma(rng, dfError / 2)) / dfError;
-      v += Math.max(0, msItem - msError);
-    }
+    const msError = (e2 * 2 * gamma(rng, dfError / 2)) / dfError;
+    // MS_seed floored at MS_error, as seedInterval does (docs/method.md section 5.8).
+    let v = Math.max(msSeed, msError);
+    if (d.method === 'seed_item_t') v += Math.max(0, (eItem * 2 * gamma(rng, (n - 1) / 2)) / (n - 1) - msError);
     const se = Math.sqrt(v / (S * n));
     const reject = (x: number): boolean => x > t;
     if (reject((mean - d.margin) / se)) validated++;
@@ -151,6 +150,9 @@ export interface SeedDesignPowerJson {
   seeds: number;
   n: number;
   effect: number;
+  /** sigma_a, the run-to-run SD assumed. */
+  run_to_run_sd: number;
+  /** @deprecated the same as run_to_run_sd. */
   seed_sd: number;
   item_sd: number;
   discordance: { value: number; source: 'given' | 'pilot' | 'observed' | 'assumed' };
@@ -233,7 +235,10 @@ export function seedDesignPower(options: {
   seeds: number;
   n: number;
   effect: number;
-  seedSd: number;
+  /** sigma_a, the run-to-run SD (`plan --between-seed-sd`; a decision's `run_to_run_sd`). */
+  seedSd?: number;
+  /** The same as seedSd, by the name decisions use; give one of the two. */
+  runToRunSd?: number;
   itemSd?: number;
   discordance: SeedDesignPowerJson['discordance'];
   controlAccuracy?: SeedDesignPowerJson['control_accuracy'];
@@ -252,7 +257,10 @@ export function seedDesignPower(options: {
   const replicates = checkInteger('replicates', options.replicates ?? 4000, 100);
   const seed = checkInteger('seed', options.seed ?? 0, 0);
   const effect = checkNumber('effect', options.effect, -1, 1);
-  const seedSd = checkNumber('seedSd', options.seedSd, 0, 1);
+  if (options.seedSd !== undefined && options.runToRunSd !== undefined && options.seedSd !== options.runToRunSd) {
+    throw new RlAdvantagesError(`seedSd ${options.seedSd} and runToRunSd ${options.runToRunSd} name the same SD: give one`, { code: 'bad_design', field: 'runToRunSd' });
+  }
+  const seedSd = checkNumber(options.seedSd === undefined ? 'runToRunSd' : 'seedSd', options.seedSd ?? options.runToRunSd, 0, 1);
   const itemSd = checkNumber('itemSd', options.itemSd ?? 0, 0, 1);
   const D = checkNumber('discordance', options.discordance.value, 0, 1, true);
   const controlAccuracy = options.controlAccuracy ?? { value: 0.5, source: 'assumed' as const };
@@ -275,6 +283,7 @@ export function seedDesignPower(options: {
     seeds,
     n,
     effect,
+    run_to_run_sd: seedSd,
     seed_sd: seedSd,
     item_sd: itemSd,
     discordance: options.discordance,

@@ -7,7 +7,10 @@ import { decide, decisionJson, type Decision, type DecisionJson } from './decisi
 import { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './decision-rule.js';
 import { criterionDifferences, pairItems, type IndexedItem, type PairedItem } from './items.js';
 import type { DecisionMethodName } from './method-names.js';
-import { seedInterval } from './seed-interval.js';
+import { seedInterval, type SeedDegeneracy } from './seed-interval.js';
+import { seedMeansInterval } from './seed-means-interval.js';
+import { outlyingSeeds } from './seed-outliers.js';
+import { alignItems, checkReplicates, inReplicate } from './seed-replicates.js';
 import { DEFAULT_SEED_METHOD, isSeedMethodName, SEED_METHOD_NAMES, type SeedMethodName } from './seed-method-names.js';
 import { combineVerdicts, criterionVerdict, type Verdict } from './verdict.js';
 
@@ -50,9 +53,33 @@ export interface SeedCriterionDecision {
   readonly df: number;
   /** The per-seed mean differences, in replicate order. */
   readonly perSeed: readonly number[];
+  /** The sample SD of the per-seed differences (what the data show: run-to-run spread plus each seed's item noise). */
+  readonly perSeedDifferenceSd: number;
+  /** The run-to-run SD sigma_a estimated with the item noise taken out (what `plan --between-seed-sd` takes). */
+  readonly runToRunSd: number;
+  /** @deprecated the same as perSeedDifferenceSd. */
   readonly betweenSeedSd: number;
+  /** @deprecated the same as runToRunSd. */
   readonly seedComponentSd: number;
+  /** The SD over items of an item's expected difference (0 with `per_seed` items: not separable from the noise there). */
   readonly itemComponentSd: number;
+  /** 1 - alpha / k: the level of this interval. */
+  readonly level: number;
+  /** Null, or why the interval is not the method's t interval (docs/method.md section 5.8). */
+  readonly fallback: SeedFallback | null;
+}
+
+/**
+ * What replaced the method's plain t interval (docs/method.md section 5.8): `ms_error_floor`, MS_error used in place
+ * of a smaller MS_seed (the per-seed differences agree more closely than the run-by-item noise allows); `whole_range`,
+ * no variance could be estimated (`no_variation` or `one_item`), so the interval is the whole range of d and the
+ * verdict inconclusive unless the margin lies outside that range.
+ */
+export interface SeedFallback {
+  readonly rule: 'ms_error_floor' | 'whole_range';
+  readonly reason: 'seed_spread_below_noise' | SeedDegeneracy;
+  /** The reason in words. */
+  readonly text: string;
 }
 
 /** The result of {@link decideAcrossSeeds}; the top-level estimate, interval and margin are the first criterion's. */
@@ -77,90 +104,28 @@ export interface SeedDecision {
   readonly verdict: Verdict;
   readonly standardError: number;
   readonly df: number;
-  /** The SD of the per-seed differences (first criterion). */
+  /** The sample SD of the per-seed differences (first criterion). */
+  readonly perSeedDifferenceSd: number;
+  /** The run-to-run SD estimate (first criterion): what `plan --between-seed-sd` takes. */
+  readonly runToRunSd: number;
+  /** @deprecated the same as perSeedDifferenceSd. */
   readonly betweenSeedSd: number;
+  /** @deprecated the same as runToRunSd. */
   readonly seedComponentSd: number;
   readonly itemComponentSd: number;
+  /** `shared` (every seed on the same items, paired) or `per_seed` (each seed its own items). */
+  readonly itemSets: 'shared' | 'per_seed';
+  /** 1 - alpha / k: the level of each interval. */
+  readonly level: number;
+  /** The first criterion's fallback, when its interval is not the method's t interval. */
+  readonly fallback: SeedFallback | null;
+  /** The seeds whose first-criterion difference is an outlier among the seeds (modified z-score > 3.5). */
+  readonly outliers: readonly { seed: number; estimate: number; score: number }[];
   readonly perSeed: readonly SeedPart[];
   readonly criteria: readonly SeedCriterionDecision[];
 }
 
 type Pairs = (readonly [IndexedItem, IndexedItem])[];
-
-function at(r: number, seed: unknown): string {
-  return `replicates[${r}]${typeof seed === 'number' ? ` (seed ${seed})` : ''}`;
-}
-
-/** Rethrows an item error of one replicate with the replicate, its seed and the side in the field. */
-function inReplicate<T>(r: number, seed: number, f: () => T): T {
-  try {
-    return f();
-  } catch (error) {
-    if (!(error instanceof RlAdvantagesError) || error.code === 'invalid_spec') throw error;
-    throw new RlAdvantagesError(`${at(r, seed)}: ${error.message}`, {
-      code: error.code,
-      field: `replicates[${r}]${error.field === undefined ? '' : `.${error.field}`}`,
-      ...(error.index === undefined ? {} : { index: error.index }),
-    });
-  }
-}
-
-function checkReplicates(value: unknown): { seed: number; treatment: unknown; baseline: unknown }[] {
-  if (!Array.isArray(value)) {
-    throw new RlAdvantagesError(`replicates must be an array of { seed, treatment, baseline }, got ${describe(value)}`, { code: 'bad_type', field: 'replicates' });
-  }
-  if (value.length < 2) {
-    throw new RlAdvantagesError(
-      `replicates must hold at least 2 seeds (a seed-level interval needs the spread between seeds), got ${value.length}${value.length === 1 ? ` (seed ${describe((value[0] as { seed?: unknown } | null)?.seed)})` : ''}`,
-      { code: 'too_few_seeds', field: 'replicates' },
-    );
-  }
-  const seen = new Map<number, number>();
-  return value.map((rep: unknown, r) => {
-    if (typeof rep !== 'object' || rep === null || Array.isArray(rep)) {
-      throw new RlAdvantagesError(`replicates[${r}] must be an object { seed, treatment, baseline }, got ${describe(rep)}`, { code: 'bad_item', field: 'replicates', index: r });
-    }
-    const o = rep as Record<string, unknown>;
-    const unknown = Object.keys(o).filter((k) => !['seed', 'treatment', 'baseline'].includes(k));
-    if (unknown.length > 0) {
-      throw new RlAdvantagesError(`replicates[${r}] has unknown field(s) ${unknown.join(', ')}: a replicate is { seed, treatment, baseline }`, { code: 'unknown_field', field: `replicates[${r}].${unknown[0] as string}` });
-    }
-    if (typeof o.seed !== 'number' || !Number.isSafeInteger(o.seed)) {
-      throw new RlAdvantagesError(`replicates[${r}].seed must be an integer, got ${describe(o.seed)}`, { code: 'bad_seed', field: `replicates[${r}].seed` });
-    }
-    const first = seen.get(o.seed);
-    if (first !== undefined) {
-      throw new RlAdvantagesError(`${at(r, o.seed)} repeats the seed of replicates[${first}]; each seed must appear once`, { code: 'duplicate_seed', field: `replicates[${r}].seed` });
-    }
-    seen.set(o.seed, r);
-    return { seed: o.seed, treatment: o.treatment, baseline: o.baseline };
-  });
-}
-
-/** Every replicate's pairs in the first replicate's item order; refuses a replicate with another item set. */
-function alignItems(reps: readonly { seed: number }[], pairsOf: readonly Pairs[]): Pairs[] {
-  const first = pairsOf[0] as Pairs;
-  const order = first.map(([t]) => t.id);
-  return pairsOf.map((pairs, r) => {
-    if (r === 0) return pairs;
-    const byId = new Map(pairs.map((p) => [p[0].id, p] as const));
-    const missing = order.filter((id) => !byId.has(id));
-    const firstIds = new Set(order);
-    const extra = pairs.filter(([t]) => !firstIds.has(t.id)).map(([t]) => t.id);
-    if (missing.length > 0 || extra.length > 0) {
-      const show = (ids: string[]): string => ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
-      const parts = [
-        ...(missing.length > 0 ? [`lacks ${missing.length} item(s) of replicates[0] (seed ${(reps[0] as { seed: number }).seed}): ${show(missing)}`] : []),
-        ...(extra.length > 0 ? [`has ${extra.length} item(s) replicates[0] lacks: ${show(extra)}`] : []),
-      ];
-      throw new RlAdvantagesError(`${at(r, (reps[r] as { seed: number }).seed)} ${parts.join('; ')}: every seed must be evaluated on the same items`, {
-        code: 'item_set_mismatch',
-        field: `replicates[${r}].treatment`,
-      });
-    }
-    return order.map((id) => byId.get(id) as Pairs[number]);
-  });
-}
 
 function armMean(pairs: Pairs, c: DecisionCriterion, arm: 'treatment' | 'baseline'): number {
   const only = { ...c, weights: arm === 'treatment' ? { treatment: 1, baseline: 0 } : { treatment: 0, baseline: 1 } };
@@ -188,6 +153,9 @@ function chooseMethod(rule: DecisionRule, method: unknown): { method: SeedMethod
  * the items' sampling variance), or `seed_t` estimate +- t_{S-1, alpha/(2k)} sd(per-seed means) / sqrt(S); clipped to the range of d. Verdicts as
  * {@link decide}'s: validated if lower > margin, failed if upper < margin, else inconclusive; overall validated only if
  * every criterion is, failed if any is. Each seed also gets {@link decide}'s decision with the rule's paired method.
+ * MS_seed is floored at MS_error and a variance that cannot be estimated gives the whole range (`fallback` says which
+ * and why); `itemSets: 'per_seed'` (or the rule's `seed_items`) decides seeds on their own items by a t on the per-seed
+ * means; `outliers` flags a seed far from the others (modified z-score > 3.5).
  *
  * @param options.replicates - `[{ seed, treatment, baseline }]`: distinct integer seeds, each with both arms' items
  *   (`{ item_id, correct }`, `{ item_id, score }` or `{ item_id, metrics }`), every seed on the same item ids.
@@ -214,33 +182,22 @@ function chooseMethod(rule: DecisionRule, method: unknown): { method: SeedMethod
  * console.log(d.estimate.toFixed(3), d.verdict, d.perSeed.map((p) => p.estimate)); // "0.167" "inconclusive" [0.25, 0, 0.25]
  * ```
  */
-export function decideAcrossSeeds(options: { replicates: readonly SeedReplicate[]; rule: DecisionRule; method?: SeedMethodName }): SeedDecision {
+export function decideAcrossSeeds(options: {
+  replicates: readonly SeedReplicate[];
+  rule: DecisionRule;
+  method?: SeedMethodName;
+  itemSets?: 'shared' | 'per_seed';
+}): SeedDecision {
   const rule = parseDecisionRule(options.rule);
   const { method, specMethod } = chooseMethod(rule, options.method);
+  const itemSets = chooseItemSets(rule, options.itemSets);
   const reps = checkReplicates(options.replicates);
   const pairsOf = reps.map((rep, r) => inReplicate(r, rep.seed, () => pairItems(rep.treatment, rep.baseline)));
-  const aligned = alignItems(reps, pairsOf);
+  const aligned = alignItems(reps, pairsOf, itemSets);
   const k = rule.criteria.length;
   const criteria = rule.criteria.map((c): SeedCriterionDecision => {
     const differences = aligned.map((pairs, r) => inReplicate(r, reps[r]?.seed as number, () => criterionDifferences(pairs, c, false)));
-    const iv = seedInterval({ differences, alpha: rule.alpha, comparisons: k, method, extremes: differenceExtremes(c) });
-    const verdict = criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin });
-    return {
-      id: c.id,
-      metric: c.metric,
-      estimate: iv.estimate,
-      lower: iv.lower,
-      upper: iv.upper,
-      margin: c.margin,
-      verdict,
-      halfWidth: iv.halfWidth,
-      standardError: iv.standardError,
-      df: iv.df,
-      perSeed: iv.perSeed,
-      betweenSeedSd: iv.betweenSeedSd,
-      seedComponentSd: iv.seedComponentSd,
-      itemComponentSd: iv.itemComponentSd,
-    };
+    return criterionDecision(c, differences, { alpha: rule.alpha, k, method, itemSets });
   });
   const primary = criteria[0] as SeedCriterionDecision;
   const c0 = rule.criteria[0] as DecisionCriterion;
@@ -262,18 +219,72 @@ export function decideAcrossSeeds(options: { replicates: readonly SeedReplicate[
     alpha: rule.alpha,
     comparisons: k,
     seeds: reps.length,
-    n: (aligned[0] as Pairs).length,
+    n: Math.min(...aligned.map((p) => p.length)),
     estimate: primary.estimate,
     interval: [primary.lower, primary.upper],
     margin: primary.margin,
     verdict: combineVerdicts(criteria.map((c) => c.verdict)),
     standardError: primary.standardError,
     df: primary.df,
-    betweenSeedSd: primary.betweenSeedSd,
-    seedComponentSd: primary.seedComponentSd,
+    perSeedDifferenceSd: primary.perSeedDifferenceSd,
+    runToRunSd: primary.runToRunSd,
+    betweenSeedSd: primary.perSeedDifferenceSd,
+    seedComponentSd: primary.runToRunSd,
     itemComponentSd: primary.itemComponentSd,
+    itemSets,
+    level: primary.level,
+    fallback: primary.fallback,
+    outliers: outlyingSeeds(primary.perSeed).map((o) => ({ seed: reps[o.index]?.seed as number, estimate: o.estimate, score: o.score })),
     perSeed,
     criteria,
+  };
+}
+
+function chooseItemSets(rule: DecisionRule, itemSets: unknown): 'shared' | 'per_seed' {
+  const value = itemSets ?? rule.seed_items ?? 'shared';
+  if (value !== 'shared' && value !== 'per_seed') {
+    throw new RlAdvantagesError(`itemSets must be "shared" or "per_seed", got ${describe(value)}`, { code: 'bad_type', field: 'itemSets' });
+  }
+  return value;
+}
+
+const FALLBACK_TEXT: Readonly<Record<SeedFallback['reason'], string>> = {
+  seed_spread_below_noise: "the per-seed differences agree more closely than the run-by-item noise allows (MS_seed < MS_error): MS_error is used in MS_seed's place",
+  no_variation: 'no variance can be estimated (every seed gave the same differences and no run-by-item noise is left): no interval, the whole range of d',
+  one_item: "one item per seed: the items' variance cannot be estimated, so seed_item_t gives no interval (the whole range of d); seed_t speaks for that one item only",
+};
+
+/** One criterion's seed-level interval, verdict and fallback. */
+function criterionDecision(
+  c: DecisionCriterion,
+  differences: Float64Array[],
+  o: { alpha: number; k: number; method: SeedMethodName; itemSets: 'shared' | 'per_seed' },
+): SeedCriterionDecision {
+  const extremes = differenceExtremes(c);
+  const iv =
+    o.itemSets === 'per_seed'
+      ? { ...seedMeansInterval({ differences, alpha: o.alpha, comparisons: o.k, extremes }), itemComponentSd: 0 }
+      : seedInterval({ differences, alpha: o.alpha, comparisons: o.k, method: o.method, extremes });
+  const reason = iv.degenerate ?? (iv.floored ? 'seed_spread_below_noise' : null);
+  return {
+    id: c.id,
+    metric: c.metric,
+    estimate: iv.estimate,
+    lower: iv.lower,
+    upper: iv.upper,
+    margin: c.margin,
+    verdict: criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin }),
+    halfWidth: iv.degenerate === null ? iv.halfWidth : (extremes[1] - extremes[0]) / 2,
+    standardError: iv.degenerate === null ? iv.standardError : 0,
+    df: iv.df,
+    perSeed: iv.perSeed,
+    perSeedDifferenceSd: iv.perSeedDifferenceSd,
+    runToRunSd: iv.runToRunSd,
+    betweenSeedSd: iv.perSeedDifferenceSd,
+    seedComponentSd: iv.runToRunSd,
+    itemComponentSd: iv.itemComponentSd,
+    level: 1 - o.alpha / o.k,
+    fallback: reason === null ? null : { rule: iv.degenerate === null ? 'ms_error_floor' : 'whole_range', reason, text: FALLBACK_TEXT[reason] },
   };
 }
 
@@ -293,10 +304,33 @@ export interface SeedDecisionJson {
   verdict: Verdict;
   standard_error: number;
   df: number;
-  between_seed_sd: number;
-  seed_component_sd: number;
+  /** 1 - alpha / k: the level of each interval. */
+  level: number;
+  /** `shared` or `per_seed` (each seed its own items). */
+  item_sets: 'shared' | 'per_seed';
+  /** The sample SD of the per-seed differences: what the data show (run-to-run spread plus item noise). */
+  per_seed_difference_sd: number;
+  /** The run-to-run SD estimate, item noise taken out: what `rl-adv plan --between-seed-sd` takes (`plan --from-decision`). */
+  run_to_run_sd: number;
   item_component_sd: number;
-  criteria: { id: string; metric: string; estimate: number; interval: [number, number]; margin: number; verdict: Verdict; standard_error: number; df: number; between_seed_sd: number }[];
+  /** Null, or what replaced the method's t interval and why (docs/method.md section 5.8). */
+  fallback: { rule: SeedFallback['rule']; reason: SeedFallback['reason']; text: string } | null;
+  /** Seeds whose difference is an outlier among the seeds (modified z-score > 3.5). */
+  outliers: { seed: number; estimate: number; score: number }[];
+  criteria: {
+    id: string;
+    metric: string;
+    estimate: number;
+    interval: [number, number];
+    level: number;
+    margin: number;
+    verdict: Verdict;
+    standard_error: number;
+    df: number;
+    per_seed_difference_sd: number;
+    run_to_run_sd: number;
+    fallback: SeedDecisionJson['fallback'];
+  }[];
   per_seed: { seed: number; n: number; estimate: number; treatment_accuracy: number; baseline_accuracy: number; decision: DecisionJson }[];
 }
 
@@ -323,19 +357,26 @@ export function seedDecisionJson(d: SeedDecision): SeedDecisionJson {
     verdict: d.verdict,
     standard_error: d.standardError,
     df: d.df,
-    between_seed_sd: d.betweenSeedSd,
-    seed_component_sd: d.seedComponentSd,
+    level: d.level,
+    item_sets: d.itemSets,
+    per_seed_difference_sd: d.perSeedDifferenceSd,
+    run_to_run_sd: d.runToRunSd,
     item_component_sd: d.itemComponentSd,
+    fallback: d.fallback === null ? null : { ...d.fallback },
+    outliers: d.outliers.map((o) => ({ ...o })),
     criteria: d.criteria.map((c) => ({
       id: c.id,
       metric: c.metric,
       estimate: c.estimate,
       interval: [c.lower, c.upper],
+      level: c.level,
       margin: c.margin,
       verdict: c.verdict,
       standard_error: c.standardError,
       df: c.df,
-      between_seed_sd: c.betweenSeedSd,
+      per_seed_difference_sd: c.perSeedDifferenceSd,
+      run_to_run_sd: c.runToRunSd,
+      fallback: c.fallback === null ? null : { ...c.fallback },
     })),
     per_seed: d.perSeed.map((p) => ({
       seed: p.seed,

@@ -51,6 +51,11 @@ export interface StudyOptions {
    * The study itself writes no report.
    */
   readonly onSummary?: (dir: string, summary: StudySummary) => void;
+  /**
+   * Called once after the last phase, while the run folder is still locked (the CLI writes the reports here, so no
+   * second process can start on the folder before they are complete).
+   */
+  readonly finish?: (dir: string, summary: StudySummary) => Promise<void>;
 }
 
 /** Progress events for a terminal or a log. */

@@ -10,6 +10,15 @@ function loggedSteps(file: string): number {
   return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length;
 }
 
+/** `grpo_g8 seeds 0, 3 done, seed 7 at step 44 of 60, seed 9 at step 0 of 60`: where each seed of an arm is. */
+function seededArmPoint(dir: string, arm: StudyArm, total: number, seeds: readonly number[]): string {
+  const steps = seeds.map((seed) => ({ seed, step: loggedSteps(path.join(dir, 'seeds', String(seed), 'arms', arm.name, 'advantages.jsonl')) }));
+  const done = steps.filter((s) => s.step >= total).map((s) => s.seed);
+  const parts = done.length > 0 ? [`seed${done.length > 1 ? 's' : ''} ${done.join(', ')} done`] : [];
+  for (const s of steps) if (s.step < total) parts.push(`seed ${s.seed} at step ${s.step} of ${total}`);
+  return `${arm.name} ${parts.join(', ')}`;
+}
+
 /**
  * One line saying where a resumed run continues, e.g. `resuming: preflight, calibration, pilot, gate done;
  * continuing with arms (grpo_g8 at step 60 of 60, gs1_tfidf_g1 at step 23 of 60)`.
@@ -19,6 +28,7 @@ function loggedSteps(file: string): number {
  * @param arms - the spec's arms.
  * @param stepsOf - the steps an arm trains in the full arms phase (the pilot trains PILOT_STEPS).
  * @param skipped - the optional phases this run does not have (default: those summary.json does not record).
+ * @param seeds - a replicated run's seeds (its full arms are under seeds/<seed>/arms/<arm>), or null for one seed.
  */
 export function describeResumePoint(
   dir: string,
@@ -26,13 +36,16 @@ export function describeResumePoint(
   arms: readonly StudyArm[],
   stepsOf: (arm: StudyArm) => number,
   skipped: readonly StudyPhase[] = OPTIONAL_PHASES.filter((p) => summary.phases[p] === undefined),
+  seeds: readonly number[] | null = null,
 ): string {
   const phases = STUDY_PHASES.filter((p) => !skipped.includes(p));
   const done = phases.filter((p) => summary.phases[p]?.status === 'done');
   const next = phases.find((p) => summary.phases[p]?.status !== 'done');
   if (next === undefined) return `resuming: every phase is done (${done.join(', ')}); nothing to continue`;
   let where = '';
-  if (next === 'pilot' || next === 'arms') {
+  if (next === 'arms' && seeds !== null) {
+    where = ` (${arms.map((arm) => seededArmPoint(dir, arm, stepsOf(arm), seeds)).join('; ')})`;
+  } else if (next === 'pilot' || next === 'arms') {
     const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(path.join(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
     where = ` (${steps.join(', ')})`;
   } else if (next === 'tuning') {

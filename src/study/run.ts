@@ -14,7 +14,9 @@ import { loadStudyQuestions, type StudyQuestions } from './load-questions.js';
 import type { StudyOptions, StudyOutcome } from './options.js';
 import type { PhaseContext, StudyPhaseStep } from './phases/context.js';
 import { PHASE_STEPS } from './phases/index.js';
-import { claimRunDir } from './run-dir.js';
+import { claimRunDir, RESUME_REMEDY } from './run-dir.js';
+import { RlAdvantagesIoError } from '../errors.js';
+import { withRemedy } from '../internal/durable-write.js';
 import { replicateSeeds } from './replicates.js';
 import { armKernels } from './arm-kernels.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
@@ -122,10 +124,6 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   await loadSpecModules(options.specPath);
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
-  // The Tinker drivers take no replicate seed or data order: several seeds would train the same arm again.
-  if (replicateSeeds(spec) !== null && options.backend.name === 'tinker') {
-    throw usage('decision_rule.seeds: the tinker backend runs one seed per run (its drivers take no replicate seed); run each seed as its own study, or use --backend sim or trl');
-  }
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options, spec);
   const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
@@ -135,14 +133,26 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
   const identity = runIdentity(options, seed, specText, data);
-  claimRunDir(dir, identity, options.resume === true, options.dir);
+  const lock = claimRunDir(dir, identity, options.resume === true, options.dir);
+  try {
+    return await runPhases({ options, dir, specPath, spec, arms, dataSeed, data, identity, kernels });
+  } catch (error) {
+    // A full or failing disk: the run resumes where it stopped once space is back.
+    throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
+  } finally {
+    lock.release();
+  }
+}
 
+/** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */
+async function runPhases(inputs: Omit<RunInputs, 'summary'>): Promise<StudyOutcome> {
+  const { options, dir, specPath, spec, data, identity } = inputs;
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
-  const ctx = phaseContext({ options, dir, specPath, spec, arms, dataSeed, data, identity, summary, kernels });
+  const ctx = phaseContext({ ...inputs, summary });
   if (options.resume === true && existsSync(summaryFile)) {
     const skipped = STUDY_PHASES.filter((name) => PHASE_STEPS[name].enabled?.(ctx) === false);
-    options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped) });
+    options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped, replicateSeeds(spec)) });
   }
   ctx.save();
   let exitCode: 0 | 1 = 0;
@@ -160,5 +170,6 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   }
   summary.exit_code = exitCode;
   ctx.save();
+  await options.finish?.(dir, summary);
   return { exitCode, summary };
 }

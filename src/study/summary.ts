@@ -3,6 +3,7 @@
 import type { DecisionJson } from '../stats/decision.js';
 import type { DesignPowerJson } from '../stats/design-power.js';
 import type { SeedDecisionJson } from '../stats/seeds.js';
+import type { SeedDesignPowerJson } from '../stats/seed-power.js';
 import type { CurvePoint } from './backends/types.js';
 import type { PreflightCheck } from './backends/preflight.js';
 import type { GateJson } from './gate.js';
@@ -101,6 +102,11 @@ export interface StudySummary {
    * criterion compares 0/1 outcomes. The report's power chart and section read it.
    */
   design_power?: StudyDesignPower | null;
+  /**
+   * A replicated run's own design (docs/method.md section 5.9): the seed-level decision's power at its S seeds and n
+   * items under stated assumptions; `design_power` is then one seed's paired power only.
+   */
+  seed_design_power?: StudySeedDesignPower | null;
   exit_code?: number;
 }
 
@@ -134,6 +140,9 @@ export interface LearningSummary {
   arms: Record<string, { estimate: number; interval: [number, number]; improved: boolean }>;
   no_arm_improved: boolean;
 }
+
+/** summary.json's `seed_design_power`: the seed-level power with its assumptions in words, or why it could not be computed. */
+export type StudySeedDesignPower = (SeedDesignPowerJson & { assumptions: string }) | { error: string; assumptions: string };
 
 /** summary.json's `design_power`: the design's power and the spec's method (the one the study decides with). */
 export type StudyDesignPower = DesignPowerJson & { spec_method: string };

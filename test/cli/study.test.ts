@@ -125,7 +125,7 @@ describe('rl-adv study (sim backend)', () => {
     const resumed = study([...args(cut), '--resume']);
     expect(resumed.code).toBe(0);
     expect(numbers(cut)).toEqual(numbers(whole));
-    const leftovers = (readdirSync(cut, { recursive: true }) as string[]).filter((f) => f.includes('.tmp-'));
+    const leftovers = (readdirSync(cut, { recursive: true }) as string[]).filter((f) => f.includes('.tmp-') || f.includes('.rl-adv-tmp-') || f.includes('.rl-adv.lock'));
     expect(leftovers).toEqual([]);
     for (const arm of ['grpo_g8', 'gs1_tfidf_g1']) {
       const log = (dir: string): string => readFileSync(path.join(dir, 'arms', arm, 'advantages.jsonl'), 'utf8');

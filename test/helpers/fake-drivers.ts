@@ -19,7 +19,7 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log"),
 p = argparse.ArgumentParser()
 for name in ["--spec", "--out", "--data-dir", "--arm", "--log-path", "--checkpoint", "--exclude-rows"]:
     p.add_argument(name)
-for name in ["--steps", "--limit", "--tasks", "--rollouts", "--seed", "--first"]:
+for name in ["--steps", "--limit", "--tasks", "--rollouts", "--seed", "--first", "--curve-items", "--curve-every"]:
     p.add_argument(name, type=int)
 p.add_argument("--overwrite", action="store_true")
 p.add_argument("--resume", action="store_true")
@@ -57,7 +57,7 @@ with open(a.out, "w") as f:
     path.join(dir, 'run_arm.py'),
     header +
       `os.makedirs(a.log_path, exist_ok=True)
-gs = 1 if a.arm.startswith("gs1") else 8
+gs = 8 if a.arm.startswith("grpo") else 1
 log = os.path.join(a.log_path, "advantages.jsonl")
 with open(log, "w") as f:
     for s in range(a.steps):
@@ -68,6 +68,13 @@ with open(log, "w") as f:
         f.write(json.dumps({"arm": a.arm, "step": s, "estimator": "x", "rollouts": 32, "group_size": gs, "groups": 32 // gs,
             "rewards": rewards, "baselines": base, "loo_mean": loo, "advantages": adv, "max_self_weight": 0.0 if gs == 1 else 0.125,
             "nonzero_advantage_fraction": 1.0, "mean_abs_baseline_minus_loo_mean": 0.1}) + "\\n")
+if a.curve_items is not None:
+    # The recipe's evaluator on the first K test items at step 0, every N steps and after the last (run_arm.py).
+    steps = sorted(set(range(0, a.steps, a.curve_every)) | {a.steps})
+    with open(os.path.join(a.log_path, "curve.jsonl"), "w") as f:
+        for s in steps:
+            c = min(a.curve_items, s + (a.seed or 0))
+            f.write(json.dumps({"step": s, "accuracy": c / a.curve_items, "correct": c, "n": a.curve_items}) + "\\n")
 print("cookbook chatter")
 print(json.dumps({"arm": a.arm, "steps_logged": a.steps, "advantages_log": log, "final_sampler_path": "tinker://fake/%s/%d" % (a.arm, a.steps)}))
 `,

@@ -36,14 +36,18 @@ describe('seedPowerBySimulation', () => {
     const fast = seedPowerBySimulation(d, { replicates: 20000 });
     const slow = bruteForce(d, 3000, `brute-${method}`);
     const err = Math.sqrt(fast.mcErrorValidated ** 2 + (slow * (1 - slow)) / 3000);
-    expect(slow).toBeGreaterThan(0.2);
+    expect(slow).toBeGreaterThan(0.15);
     expect(slow).toBeLessThan(0.9);
     expect(Math.abs(fast.pValidated - slow)).toBeLessThan(4 * err);
   });
 
-  it('at the margin itself P(validated) is about alpha/2 for seed_t (its interval is exact under the model)', () => {
-    const p = seedPowerBySimulation({ ...base, method: 'seed_t', itemSd: 0, effect: -0.05 }, { replicates: 40000 });
-    expect(Math.abs(p.pValidated - 0.025)).toBeLessThan(4 * p.mcErrorValidated);
+  it('at the margin itself P(validated) is at most alpha/2 for seed_t, and about alpha/2 where the MS_error floor never binds', () => {
+    // seed_t is exact under the model; the floor max(MS_seed, MS_error) only widens it (docs/method.md section 5.8).
+    const floored = seedPowerBySimulation({ ...base, method: 'seed_t', itemSd: 0, effect: -0.05 }, { replicates: 40000 });
+    expect(floored.pValidated).toBeLessThan(0.025 + 4 * Math.sqrt((0.025 * 0.975) / 40000));
+    // n sigma_a^2 = 10 against sigma_e^2 = 0.18: MS_seed < MS_error has probability below 1e-6 at S = 4.
+    const p = seedPowerBySimulation({ ...base, method: 'seed_t', itemSd: 0, seedSd: 0.1, n: 1000, effect: -0.05 }, { replicates: 40000 });
+    expect(Math.abs(p.pValidated - 0.025)).toBeLessThan(4 * Math.sqrt((0.025 * 0.975) / 40000));
   });
 
   it('the n search returns an n with power >= 0.8 whose predecessor has less, and null when S seeds cannot reach it', () => {

@@ -49,11 +49,13 @@ describe('seedInterval, worked by hand', () => {
     const b = seedInterval({ differences: rows, alpha: 0.05, method: 'seed_t' });
     expect([a.lower, a.upper]).toEqual([b.lower, b.upper]);
   });
-  it('clips to the extremes and never gives NaN when every difference is equal', () => {
+  it('clips to the extremes, and gives no interval (never a zero-width one, never NaN) when every difference is equal', () => {
     const wide = seedInterval({ differences, alpha: 0.05, method: 'seed_t', extremes: [-1, 1] }); // half-width 12.7 / 6
     expect([wide.lower, wide.upper]).toEqual([-1, 1]);
-    const flat = seedInterval({ differences: [Float64Array.of(0, 0), Float64Array.of(0, 0)], alpha: 0.05, method: 'seed_item_t' });
-    expect([flat.lower, flat.upper, flat.halfWidth, flat.df]).toEqual([0, 0, 0, 1]);
+    const flat = seedInterval({ differences: [Float64Array.of(0, 0), Float64Array.of(0, 0)], alpha: 0.05, method: 'seed_item_t', extremes: [-1, 1] });
+    expect([flat.lower, flat.upper, flat.df, flat.degenerate]).toEqual([-1, 1, 1, 'no_variation']);
+    const bare = seedInterval({ differences: [Float64Array.of(0, 0), Float64Array.of(0, 0)], alpha: 0.05, method: 'seed_t' });
+    expect([bare.lower, bare.upper]).toEqual([-Number.MAX_VALUE, Number.MAX_VALUE]);
   });
   it('seed_t at S = 3 uses t with 2 df and Bonferroni alpha / k', () => {
     const rows = [Float64Array.of(0.1, 0.3), Float64Array.of(0, 0), Float64Array.of(0.2, 0.2)];
@@ -114,7 +116,8 @@ describe('decideAcrossSeeds', () => {
     expect(json.interval).toEqual([o.interval[0], o.interval[1]]);
     expect(json.per_seed.map((p) => p.seed)).toEqual([0, 1, 2]);
     expect(Object.keys(seedDecisionJson(d))).not.toContain('spec_method');
-    expect(JSON.stringify(json)).not.toMatch(/NaN|null/);
+    expect(JSON.stringify(json)).not.toMatch(/NaN|Infinity/);
+    expect(JSON.stringify({ ...json, fallback: 0, criteria: json.criteria.map((c) => ({ ...c, fallback: 0 })) })).not.toMatch(/null/);
   });
 
   it('pairs items by id whatever their order in each file, and splits alpha over criteria', () => {

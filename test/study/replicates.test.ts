@@ -126,14 +126,3 @@ describe('a replicated study on the sim backend', () => {
     expect(existsSync(dir)).toBe(false);
   });
 });
-
-describe('a replicated spec on the tinker backend', () => {
-  it('is refused naming decision_rule.seeds before the folder is touched', async () => {
-    const root = temp();
-    const dir = path.join(root, 'run');
-    // A backend named tinker (the real one needs TINKER_API_KEY; the refusal comes before any of its work).
-    const run = runStudyWithReports({ ...options(replicatedSpec(root), dir, 1), backend: { ...createSimBackend(), name: 'tinker' } });
-    await expect(run).rejects.toThrow(/decision_rule\.seeds: the tinker backend runs one seed per run/);
-    expect(existsSync(dir)).toBe(false);
-  });
-});

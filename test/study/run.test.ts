@@ -311,6 +311,53 @@ describe('the tinker backend', () => {
   });
 });
 
+describe('a replicated three-arm spec with a learning curve on the tinker backend', () => {
+  it('hands run_arm.py each replicate seed and the curve, reads every arm x seed curve back and decides every comparison (fake drivers)', async () => {
+    const root = temp();
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as Record<string, unknown> & { arms: Record<string, unknown>[]; decision_rule: Record<string, unknown> };
+    spec.arms.push({ ...(spec.arms[1] as Record<string, unknown>), name: 'batchmean_g1', advantage: 'loo_batch_mean' });
+    const comparisons = [
+      { id: 'gs1_vs_grpo', treatment: 'gs1_tfidf_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
+      { id: 'batchmean_vs_grpo', treatment: 'batchmean_g1', reference: 'grpo_g8', kind: 'non_inferiority', margin: -0.05, metric: 'accuracy' },
+      { id: 'gs1_vs_batchmean', treatment: 'gs1_tfidf_g1', reference: 'batchmean_g1', kind: 'superiority', metric: 'accuracy' },
+    ];
+    spec.decision_rule = { ...spec.decision_rule, seeds: [0, 3, 7], seed_method: 'seed_item_t', method: 'paired_exact_unconditional', comparisons };
+    spec.eval = { ...(spec.eval as object), curve_items: 20, curve_every: 25 };
+    const replicated = path.join(root, 'spec.json');
+    writeFileSync(replicated, JSON.stringify(spec));
+    const drivers = writeFakeDrivers(path.join(root, 'drivers'));
+    const backend = createTinkerBackend({ env: { ...process.env, TINKER_API_KEY: 'fake' }, driversDir: drivers });
+    const dir = path.join(root, 'run');
+    const { exitCode, summary } = await runStudyWithReports({ specPath: replicated, dir, backend, dataDir: clusteredDir, ...quick, evalLimit: 50, jobs: 2 });
+    expect(exitCode).toBe(0);
+    const calls = readFileSync(path.join(drivers, 'calls.log'), 'utf8').split('\n').filter((l) => l.startsWith('run_arm.py'));
+    // The pilot runs once, with the arms' own seed; every full arm x seed gets --seed and the curve.
+    expect(calls.filter((l) => l.includes('--steps 3 ')).every((l) => !l.includes('--seed'))).toBe(true);
+    for (const seed of [0, 3, 7]) {
+      for (const arm of ['grpo_g8', 'gs1_tfidf_g1', 'batchmean_g1']) {
+        const logPath = path.join(dir, 'seeds', String(seed), 'arms', arm, 'tinker');
+        expect(calls).toContain(`run_arm.py --arm ${arm} --log-path ${logPath} --steps 60 --resume --seed ${seed} --curve-items 20 --curve-every 25 --spec ${replicated} --data-dir ${clusteredDir}`);
+        const curve = summary.replicates?.find((r) => r.seed === seed)?.arms[arm]?.curve;
+        expect(curve?.map((p) => [p.step, p.correct, p.n])).toEqual([0, 25, 50, 60].map((s) => [s, Math.min(20, s + seed), 20]));
+        expect(existsSync(path.join(dir, 'seeds', String(seed), 'arms', arm, 'curve.jsonl'))).toBe(true);
+      }
+    }
+    expect(summary.replicates?.map((r) => r.seed)).toEqual([0, 3, 7]);
+    expect(summary.curve).toEqual({ items: 20, every: 25 });
+    expect(summary.comparisons?.map((c) => [c.id, c.per_seed.length])).toEqual(comparisons.map((c) => [c.id, 3]));
+  });
+
+  it('refuses a curve whose items are not the first GSM8K test items before any arm trains', async () => {
+    const { replicateArgs } = await import('../../src/study/backends/tinker.js');
+    const item = (id: string) => ({ index: 0, id, question: 'q', answer: '#### 1', referenceAnswer: '1' });
+    const request = { arm: { name: 'a', advantage: 'group_mean' }, phase: 'full', steps: 2, dir: temp(), seed: 4 } as const;
+    expect(replicateArgs({ ...request, curve: { items: [item('gsm8k_test_0'), item('gsm8k_test_1')], every: 5 } } as never)).toEqual(['--seed', '4', '--curve-items', '2', '--curve-every', '5']);
+    expect(() => replicateArgs({ ...request, curve: { items: [item('gsm8k_test_0'), item('gsm8k_test_7')], every: 5 } } as never)).toThrow(
+      /eval\.curve_items: .*item 1 is gsm8k_test_7/,
+    );
+  });
+});
+
 describe('the tinker backend when a driver fails', () => {
   it('a preflight whose checks failed (exit 1 with its report) is recorded FAILED and stops the run with exit code 1', async () => {
     const drivers = writeFakeDrivers(path.join(temp(), 'drivers'));

@@ -93,6 +93,61 @@ def _representative_inds(scores: list[float], num: int) -> list[int]:
     return [order[int(j * (len(order) - 1) / (num - 1))] for j in range(num)]
 
 
+@dataclass
+class BenchmarkResult:
+    """``eval/benchmarks/_types.py`` BenchmarkResult (the fields ``RLTestSetEvaluator`` fills)."""
+
+    name: str
+    score: float
+    num_examples: int
+    num_correct: int
+    num_errors: int = 0
+    metrics: dict = field(default_factory=dict)
+
+
+class FakeMlLogger:
+    store = None
+
+
+class RLTestSetEvaluator:
+    """``rl/metric_util.py`` RLTestSetEvaluator (:156): ``env_group_builders_P`` is the test dataset flattened
+    (:189); a call rolls out every builder and sets ``last_result`` (a group is correct when any reward > 0,
+    :352) and returns metrics prefixed ``test/``. The rewards are the dataset's script for the sampling client's step."""
+
+    def __init__(self, dataset: Any, max_tokens: int, name: str = "test", num_groups_to_log: int = 4, strategy: Any = None):
+        self.env_group_builders_P = [b for i in range(len(dataset)) for b in dataset.get_batch(i)]
+        self.dataset = dataset
+        self.max_tokens = max_tokens
+        self.name = name
+        self.last_result: BenchmarkResult | None = None
+
+    async def __call__(self, sampling_client: Any, *, rollout_summary_export: Any = None, store: Any = None) -> dict:
+        step = int(str(sampling_client.model_path).rsplit("step", 1)[-1])
+        self.dataset.recipe.eval_clients.append(sampling_client.model_path)
+        groups = [await rollout_group(b, [self.dataset.recipe.eval_reward(step, j)]) for j, b in enumerate(self.env_group_builders_P)]
+        correct = sum(1 for g in groups if any(r > 0 for r in g.get_total_rewards()))
+        rewards = [r for g in groups for r in g.get_total_rewards()]
+        metrics = {"env/all/correct": correct / len(groups), "env/all/total_episodes": len(groups), "env/all/reward/total": sum(rewards) / len(rewards)}
+        self.last_result = BenchmarkResult(self.name, correct / len(groups), len(groups), correct, 0, dict(metrics))
+        return {f"{self.name}/{k}": v for k, v in metrics.items()}
+
+
+class FakeTestDataset:
+    """``Gsm8kDataset(split="test")``: unshuffled, one rollout per item, batches of ``batch_size``."""
+
+    def __init__(self, recipe: "FakeRecipe", batch_size: int):
+        self.recipe = recipe
+        self.batch_size = batch_size
+        self.renderer = ChatRenderer()
+
+    def __len__(self) -> int:
+        return -(-len(self.recipe.test_questions) // self.batch_size)
+
+    def get_batch(self, index: int) -> list:
+        start = index * self.batch_size
+        return [gsm8k_builder(q, 1, self.renderer) for q in self.recipe.test_questions[start : start + self.batch_size]]
+
+
 def _build_train_module() -> types.ModuleType:
     train = types.ModuleType("tinker_cookbook.rl.train")
     train.compute_advantages = stock_compute_advantages
@@ -131,7 +186,30 @@ def _build_train_module() -> types.ModuleType:
         step = i_batch + 1
         if config.save_every > 0 and step % config.save_every == 0:
             await checkpoint_mgr.save(f"{step:06d}", {"batch": step})
-        return SamplingClient(None, config.model_name), metrics
+        return SamplingClient(f"tinker://fake/sampler_weights/step{step}", config.model_name), metrics
+
+    async def run_evaluations_parallel(evaluators, sampling_client, config, i_batch, store=None):
+        """``run_evaluations_parallel`` (:633): every evaluator on the sampling client, metrics merged."""
+        metrics: dict = {}
+        for evaluator in evaluators:
+            train.evaluated_at.append((i_batch, len(evaluator.env_group_builders_P)))
+            metrics.update(await evaluator(sampling_client))
+        return metrics
+
+    async def do_sync_training(*, start_batch, end_batch, num_batches, config, training_client, kl_reference_client, evaluators, dataset, ml_logger, tokenizer, error_counter=None, strategy=None, checkpoint_mgr=None):
+        """``do_sync_training`` (:1688): evals before batch ``i_batch`` trains (the policy after ``i_batch`` steps)."""
+        sampling_client = SamplingClient(f"tinker://fake/sampler_weights/step{start_batch}", config.model_name)
+        for i_batch in range(start_batch, end_batch):
+            if config.eval_every > 0 and i_batch % config.eval_every == 0:
+                await train.run_evaluations_parallel(evaluators, sampling_client, config, i_batch, store=ml_logger.store)
+            builders = dataset.get_batch(i_batch)
+            groups = [await dataset.rollout(i_batch, g, b) for g, b in enumerate(builders)]
+            ok = [(b, g) for b, g in zip(builders, groups) if g is not None]
+            if not ok:
+                continue  # "all groups failed or filtered, skipping batch"
+            sampling_client, _ = await train.do_train_step_and_get_sampling_client(
+                config, i_batch, training_client, checkpoint_mgr, kl_reference_client, tokenizer, [b for b, _ in ok], [g for _, g in ok]
+            )
 
     async def main(config: Any) -> None:
         os.makedirs(config.log_path, exist_ok=True)
@@ -144,23 +222,23 @@ def _build_train_module() -> types.ModuleType:
             training_client = await service_client.create_lora_training_client_async(config.model_name, rank=config.lora_rank, user_metadata={})
         tokenizer = CharTokenizer()
         dataset, test_dataset = await config.dataset_builder()
+        evaluators = [] if test_dataset is None else [RLTestSetEvaluator(test_dataset, max_tokens=config.max_tokens)]
         end_batch = min(config.max_steps, len(dataset)) if config.max_steps is not None else len(dataset)
         mgr = CheckpointManager(training_client, config.log_path, config.save_every)
-        for i_batch in range(start_batch, end_batch):
-            if config.eval_every > 0 and i_batch % config.eval_every == 0:
-                train.evaluated_at.append((i_batch, len(test_dataset)))
-            builders = dataset.get_batch(i_batch)
-            groups = [await dataset.rollout(i_batch, g, b) for g, b in enumerate(builders)]
-            ok = [(b, g) for b, g in zip(builders, groups) if g is not None]
-            if not ok:
-                continue  # "all groups failed or filtered, skipping batch"
-            await train.do_train_step_and_get_sampling_client(config, i_batch, training_client, mgr, None, tokenizer, [b for b, _ in ok], [g for _, g in ok])
+        await train.do_sync_training(
+            start_batch=start_batch, end_batch=end_batch, num_batches=end_batch, config=config, training_client=training_client,
+            kl_reference_client=None, evaluators=evaluators, dataset=dataset, ml_logger=FakeMlLogger(), tokenizer=tokenizer,
+            checkpoint_mgr=mgr,
+        )
         if start_batch < end_batch:
             await mgr.save("final", {"batch": end_batch})
 
     train.print_group = print_group
     train.prepare_minibatch = prepare_minibatch
     train.do_train_step_and_get_sampling_client = do_train_step_and_get_sampling_client
+    train.run_evaluations_parallel = run_evaluations_parallel
+    train.do_sync_training = do_sync_training
+    train.RLTestSetEvaluator = RLTestSetEvaluator
     train.main = main
     return train
 
@@ -222,18 +300,28 @@ class FakeDataset:
     """``Gsm8kDataset``: batch ``i`` is rows ``i*B .. (i+1)*B`` of the (here unshuffled) questions; rollouts get
     scripted rewards; ``fail_at`` raises inside a rollout (FailFast), ``skip`` makes every group of a batch fail."""
 
-    def __init__(self, recipe: "FakeRecipe", batch_size: int, group_size: int):
+    def __init__(self, recipe: "FakeRecipe", batch_size: int, group_size: int, seed: int = 0):
         self.recipe = recipe
         self.batch_size = batch_size
         self.group_size = group_size
         self.renderer = ChatRenderer()
+        # math_env.py:344-346: load the train split, then ``self.ds.shuffle(seed=seed)``; datasets' shuffle selects
+        # rows in the order ``numpy.random.default_rng(seed).permutation(n)`` (checked against the real library in
+        # test_seeds.py). Only with ``shuffle=True``: the other tests read the rows in file order.
+        self.questions = recipe.questions
+        if recipe.shuffle:
+            import numpy as np
+
+            self.questions = [recipe.questions[int(i)] for i in np.random.default_rng(seed).permutation(len(recipe.questions))]
 
     def __len__(self) -> int:
-        return len(self.recipe.questions) // self.batch_size
+        return len(self.questions) // self.batch_size
 
     def get_batch(self, index: int) -> list:
         start = index * self.batch_size
-        return [gsm8k_builder(q, self.group_size, self.renderer) for q in self.recipe.questions[start : start + self.batch_size]]
+        chosen = self.questions[start : start + self.batch_size]
+        self.recipe.batches.append((index, list(chosen)))
+        return [gsm8k_builder(q, self.group_size, self.renderer) for q in chosen]
 
     async def rollout(self, i_batch: int, g: int, builder: ProblemGroupBuilder) -> TrajectoryGroup | None:
         if i_batch == self.recipe.fail_at:
@@ -247,8 +335,24 @@ class FakeDataset:
 class FakeRecipe:
     """``recipes/math_rl/train.py``: ``cli_main`` builds a Config, checks the log dir, awaits ``main(config)``."""
 
-    def __init__(self, questions: list[str], reward_fn: Callable[[int, int, int], float], config_overrides: dict | None = None, fail_at: int | None = None, skip: tuple = ()):
+    def __init__(
+        self,
+        questions: list[str],
+        reward_fn: Callable[[int, int, int], float],
+        config_overrides: dict | None = None,
+        fail_at: int | None = None,
+        skip: tuple = (),
+        shuffle: bool = False,
+        test_questions: list[str] | None = None,
+        eval_reward: Callable[[int, int], float] | None = None,
+    ):
         self.questions = questions
+        self.shuffle = shuffle
+        self.test_questions = test_questions if test_questions is not None else [f"test question {i}" for i in range(1319)]
+        #: the test-set evaluator's reward of test item ``j`` for the policy after ``step`` steps
+        self.eval_reward = eval_reward or (lambda step, j: (1.0, 0.0, -0.1)[(step + j) % 3])
+        self.batches: list = []  # (batch index, the questions of that batch), every get_batch call
+        self.eval_clients: list = []  # the sampling client of every test-set evaluation
         self.reward_fn = reward_fn
         self.config_overrides = config_overrides or {}
         self.fail_at = fail_at
@@ -266,7 +370,7 @@ class FakeRecipe:
         recipe = self
 
         async def dataset_builder():
-            return FakeDataset(recipe, cli_config.groups_per_batch, cli_config.group_size), list(range(1319))
+            return FakeDataset(recipe, cli_config.groups_per_batch, cli_config.group_size, cli_config.seed), FakeTestDataset(recipe, cli_config.groups_per_batch)
 
         config = Config(
             learning_rate=cli_config.learning_rate,

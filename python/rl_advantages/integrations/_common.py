@@ -170,17 +170,34 @@ class RolloutBatch:
     Args:
         estimator: the estimator spec (catalogue name or wire form).
         server: an ``rl_advantages.Server`` (e.g. one started with a TF-IDF corpus); the default server if None.
+        lazy: look the estimator up at the first use, not now (the server, and its TF-IDF fit, start only in the
+            process that computes advantages: the adapters configured from the environment load in every process
+            of a run).
         options: more request options passed through (``normalize``, ``std_floor``, ``session``, ...).
     """
 
-    def __init__(self, estimator: Any, server: Any = None, **options: Any):
+    def __init__(self, estimator: Any, server: Any = None, lazy: bool = False, **options: Any):
         self.estimator = estimator
         self.server = server
-        self.entry = describe_estimator(estimator, server)
-        self.session = options.pop("session", None)
-        if self.session is None and self.entry.get("stateful"):
-            self.session = "rl_adv:" + estimator_name(estimator)
+        self._entry: dict[str, Any] | None = None
+        self._session = options.pop("session", None)
         self.options = options
+        if not lazy:
+            _ = self.entry
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        """The estimator's catalogue entry (looked up once)."""
+        if self._entry is None:
+            self._entry = describe_estimator(self.estimator, self.server)
+        return self._entry
+
+    @property
+    def session(self) -> Any:
+        """The server session of a stateful estimator (``rl_adv:<name>`` unless ``session`` was given), else None."""
+        if self._session is None and self.entry.get("stateful"):
+            self._session = "rl_adv:" + estimator_name(self.estimator)
+        return self._session
 
     @property
     def needs_groups(self) -> bool:

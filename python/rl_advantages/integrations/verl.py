@@ -37,6 +37,16 @@ The source is a ``contextvars.ContextVar``, so concurrent advantage steps (threa
 Group ids are the batch's ``uid``. The outcome reward is ``token_level_rewards.sum(-1)`` as in verl's own outcome
 estimators (core_algos.py:306); the per-rollout advantage is broadcast over ``response_mask``; returns = advantages.
 
+Rollouts as verl counts them (v1, :func:`v1_rollouts`): rows tagged ``is_padding`` (``_balance_batch`` pads the
+batch, trainer_base.py:1513-1516, padding_utils.py:123: the first sample's fields copied, reward 0, an all-zero
+response mask) get advantage 0 and enter no estimator's statistics; an agent-loop session with several outputs
+(rows ``{uid}_{session}_{index}``, agent_loop_tq.py:178-193) is one rollout, its final output, whose advantage goes
+to all its outputs, as verl's GRPO does (v1/utils.py:178-216). The legacy trainer does not pad its training batch
+(ray_trainer.py:1182-1250; only validation batches, :637-653, unpadded before scoring).
+
+verl settings: ``norm_adv_by_std_in_grpo`` goes only to verl's ``grpo`` (ray_trainer.py:235-245) and ``gamma`` /
+``lam`` only to GAE (:218-226); a registered estimator normalises as its own options say.
+
 Group size 1 in verl today: ``grpo`` (and rloo, opo, gpg, reinforce_plus_plus_baseline) give a lone rollout
 mean 0 and std 1 (core_algos.py:315-317), so A = r with no baseline.
 
@@ -76,12 +86,54 @@ _state: dict[str, Any] = {"prompt_key": "raw_prompt"}
 
 
 @dataclass(frozen=True)
+class _Rollouts:
+    """Which rows of verl's batch are rollouts: ``keep`` the rows the estimator sees (one per agent-loop session:
+    its final output), ``owner[i]`` the position in ``keep`` of row ``i``'s session, None for a padding row."""
+
+    keep: list[int]
+    owner: list[int | None]
+
+    @property
+    def identity(self) -> bool:
+        return self.keep == list(range(len(self.owner))) and all(o == i for i, o in enumerate(self.owner))
+
+
+def v1_rollouts(keys: list[str], tags: list[Mapping[str, Any]] | None) -> _Rollouts:
+    """The rollouts of a v1 batch as verl counts them.
+
+    Padding rows (``tag["is_padding"]``, set by padding_utils.py:123 when ``_balance_batch`` pads the batch,
+    trainer_base.py:1513-1516; verl itself skips them by that flag, trainer_base.py:529, :1765) are no rollout.
+    A session that wrote several outputs (keys ``{uid}_{session}_{index}``) is one rollout, its final output (the
+    largest index), as verl's GRPO counts it (v1/utils.py:178-196); its advantage goes to every output.
+    """
+    padding = [bool(t.get("is_padding", False)) if isinstance(t, Mapping) else False for t in (tags or [{}] * len(keys))]
+    final: dict[str, tuple[int, int]] = {}
+    session_of: list[str | None] = []
+    for i, key in enumerate(keys):
+        parts = str(key).rsplit("_", 2)
+        if padding[i]:
+            session_of.append(None)
+            continue
+        if len(parts) != 3 or not parts[2].isdigit():
+            session, index = str(key), 0  # not the agent loop's key form: each row its own rollout
+        else:
+            session, index = f"{parts[0]}_{parts[1]}", int(parts[2])
+        session_of.append(session)
+        if session not in final or final[session][0] < index:
+            final[session] = (index, i)
+    keep = sorted(row for _, row in final.values())
+    position = {session: keep.index(row) for session, (_, row) in final.items()}
+    return _Rollouts(keep, [None if s is None else position[s] for s in session_of])
+
+
+@dataclass(frozen=True)
 class _PromptSource:
-    """Where the prompts of the batch in the current advantage step come from."""
+    """Where the prompts of the batch in the current advantage step come from, and which rows are rollouts."""
 
     trainer: str  # "v1" or "legacy"
     fetch: Callable[[], Any]  # the raw prompts, one per row, or None when the field is absent
     remedy: str
+    rollouts: _Rollouts | None = None  # None: every row is a rollout
 
 
 _source: contextvars.ContextVar[_PromptSource | None] = contextvars.ContextVar("rl_adv_verl_prompt_source", default=None)
@@ -141,21 +193,32 @@ def _batch_prompts(batch: RolloutBatch, label: str, rows: int) -> list[str] | No
     return prompts
 
 
-def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any]) -> Any:
-    batch = RolloutBatch(spec, server, **dict(options))
+def _make_estimator(spec: Any, server: Any, options: Mapping[str, Any], lazy: bool = False) -> Any:
+    batch = RolloutBatch(spec, server, lazy=lazy, **dict(options))
     label = registered_name(spec)
 
     def rl_adv_estimator(token_level_rewards: Any, response_mask: Any, index: Any = None, config: Any = None, **kwargs: Any) -> tuple[Any, Any]:
-        """verl's estimator signature (core_algos.py outcome estimators): returns (advantages, returns)."""
+        """verl's estimator signature (core_algos.py outcome estimators): returns (advantages, returns). Padding rows
+        get 0 and a multi-output session one advantage (see :func:`v1_rollouts`)."""
+        import numpy as np
         import torch
 
         with torch.no_grad():
-            scores = token_level_rewards.sum(dim=-1)
-            prompts = _batch_prompts(batch, label, int(scores.shape[0]))
+            rows = int(token_level_rewards.shape[0])
+            source = _source.get()
+            rollouts = source.rollouts if source is not None and source.rollouts is not None and len(source.rollouts.owner) == rows else None
+            keep = list(range(rows)) if rollouts is None else rollouts.keep
+            scores = token_level_rewards.sum(dim=-1).double().cpu().numpy()[keep]
+            prompts = _batch_prompts(batch, label, rows)
+            prompts = None if prompts is None else [prompts[i] for i in keep]
             group_ids = None if index is None else [str(u) for u in list(index)]
-            lengths = response_mask.sum(dim=-1).double().cpu().numpy()
-            result = batch.compute(scores.double().cpu().numpy(), group_ids=group_ids, prompts=prompts, lengths=lengths)
-            advantages = torch.as_tensor(result.advantages, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
+            group_ids = None if group_ids is None else [group_ids[i] for i in keep]
+            lengths = response_mask.sum(dim=-1).double().cpu().numpy()[keep]
+            result = batch.compute(scores, group_ids=group_ids, prompts=prompts, lengths=lengths)
+            values = np.asarray(result.advantages, dtype=np.float64)
+            if rollouts is not None and not rollouts.identity:
+                values = np.array([0.0 if o is None else values[o] for o in rollouts.owner], dtype=np.float64)
+            advantages = torch.as_tensor(values, dtype=token_level_rewards.dtype, device=token_level_rewards.device)
             advantages = advantages.unsqueeze(-1) * response_mask
         return advantages, advantages
 
@@ -237,6 +300,7 @@ def _wrap_v1(module: Any) -> None:
             f"verl's v1 trainer (PPOTrainer._compute_advantage): the TransferQueue holds no field {key!r} for this batch; "
             "keep the dataset's prompt in the rollout (verl's RLHFDataset returns raw_prompt, which the agent loop puts in "
             "the queue) or name the queue field that holds it with register(prompt_key=...) / RL_ADV_VERL_PROMPT_KEY",
+            v1_rollouts(list(batch.keys), list(getattr(batch, "tags", None) or []) or None),
         )
         token = _source.set(source)
         try:
@@ -254,6 +318,7 @@ def register(
     prompt_key: str = "raw_prompt",
     server: Any = None,
     options: Mapping[str, Any] | None = None,
+    lazy: bool = False,
 ) -> list[str]:
     """Register catalogue estimators with verl as ``rl_adv:<name>`` and route prompt text to them (v1 trainer
     from the TransferQueue, legacy trainer from ``non_tensor_batch``).
@@ -266,6 +331,9 @@ def register(
             (v1) and in ``non_tensor_batch`` (legacy).
         server: the ``rl_advantages.Server`` to call; the process's default server if None.
         options: request options for every estimator (``normalize``, ...).
+        lazy: check the names against the catalogue at the first advantage step, not now, so that no server (and no
+            TF-IDF fit) starts in a process that never computes advantages (the environment route uses it: verl
+            imports this module in every process, Ray workers included).
 
     Returns:
         The registered names, e.g. ``["rl_adv:tfidf_kernel_loo_T0.1"]``. Registering a name again is a no-op.
@@ -278,10 +346,11 @@ def register(
     specs = list(estimators) if estimators is not None else _default_specs(server)
     names = []
     for spec in specs:
-        describe_estimator(spec, server)  # an unknown name fails here, not at the first step
+        if not lazy:
+            describe_estimator(spec, server)  # an unknown name fails here, not at the first step
         name = registered_name(spec)
         if name not in core_algos.ADV_ESTIMATOR_REGISTRY:
-            core_algos.register_adv_est(name)(_make_estimator(spec, server, options or {}))
+            core_algos.register_adv_est(name)(_make_estimator(spec, server, options or {}, lazy=lazy))
         names.append(name)
     _state["prompt_key"] = prompt_key
     _wrap_compute_advantage(ray_trainer)
@@ -297,6 +366,7 @@ def _register_from_env() -> None:
             [w.strip() for w in wanted.split(",") if w.strip()],
             prompt_key=os.environ.get("RL_ADV_VERL_PROMPT_KEY", "raw_prompt"),
             server=server_from_env(),
+            lazy=True,
         )
 
 

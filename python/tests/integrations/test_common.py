@@ -74,3 +74,28 @@ def test_a_missing_framework_says_how_to_install_it(module, blocked, call, hint)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "ImportError" in out.stderr and hint in out.stderr
+
+
+def test_lazy_adapters_start_no_server_until_the_first_advantage_step(fakes_on_path, corpus_file, monkeypatch):
+    """verl's environment route and OpenRLHF's setup hook run in every process of a run: no server (no TF-IDF fit)
+    starts there until the process computes advantages."""
+    import torch
+
+    from rl_advantages.integrations import _common, openrlhf, verl
+
+    monkeypatch.setenv("RL_ADV_CORPUS", corpus_file)
+    monkeypatch.setenv("RL_ADV_ESTIMATOR", "tfidf_kernel_loo_T0.1")
+    monkeypatch.setattr(_common, "_env_server", {})
+    server = _common.server_from_env()
+    verl.register(["loo_batch_mean"], server=server, lazy=True)
+    openrlhf.install_from_env()
+    try:
+        assert not server.running
+        from verl.trainer.ppo import core_algos
+
+        fn = core_algos.get_adv_estimator_fn("rl_adv:loo_batch_mean")
+        fn(token_level_rewards=torch.tensor([[1.0], [0.0], [1.0]]), response_mask=torch.ones(3, 1), index=["a", "b", "c"])
+        assert server.running
+    finally:
+        openrlhf.uninstall()
+        server.close()

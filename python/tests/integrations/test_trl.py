@@ -155,7 +155,8 @@ def test_gs1_tfidf_kernel_loo_trains(tmp_path):
     with rl_advantages.Server(corpus=str(corpus)) as server:
         trainer, ours, _ = run(GRPOTrainer, tmp_path, 1, advantage_estimator="tfidf_kernel_loo_T0.1", advantage_server=server)
         assert trainer.state.global_step == 2
-        logged = [h["rl_adv/groups_of_one"] for h in trainer.state.log_history if "rl_adv/groups_of_one" in h]
+        logged = [h["rl_adv/zero_advantage_fraction"] for h in trainer.state.log_history if "rl_adv/zero_advantage_fraction" in h]
+        groups_of_one = [h["rl_adv/groups_of_one"] for h in trainer.state.log_history if "rl_adv/groups_of_one" in h]
         diagnostics = []
         assert len(ours) == 2
         worst = 0.0
@@ -163,7 +164,7 @@ def test_gs1_tfidf_kernel_loo_trains(tmp_path):
             inputs = step["inputs"]
             assert inputs["prompts"] == step["prompts"]  # one completion per prompt, prompts as given
             again = rl_advantages.compute_advantages("tfidf_kernel_loo_T0.1", inputs["rewards"], prompts=inputs["prompts"], server=server)
-            diagnostics.append(float(again.diagnostics["groups_of_one"]))
+            diagnostics.append(float(again.diagnostics["zero_advantage_fraction"]))
             expected = again.advantages.astype(np.float32).astype(np.float64)  # TRL keeps advantages in float32
             worst = max(worst, float(np.max(np.abs(step["advantages"] - expected))))
             if "logged" in step:
@@ -171,6 +172,8 @@ def test_gs1_tfidf_kernel_loo_trains(tmp_path):
             assert np.any(np.abs(step["advantages"]) > 1e-3)  # GS1 gives a signal (TRL's own would be 0 at G = 1)
         assert worst == 0.0
         assert logged == diagnostics  # the estimator's diagnostics reach TRL's logs
+        # TRL's groups (one completion each), not prompts of equal text (PROMPTS * 2 repeats some in a batch)
+        assert groups_of_one == [8.0, 8.0]
     print("GS1 tfidf_kernel_loo_T0.1 vs the estimator: max |diff|", worst)
 
 

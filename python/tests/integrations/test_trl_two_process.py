@@ -1,6 +1,7 @@
 """TRL across processes: ``accelerate launch --multi_gpu --num_processes 2`` on CPU (``use_cpu=True``: the two
 processes join a gloo group; accelerate's ``--cpu`` flag alone runs one process), the real ``trl.GRPOTrainer``
-(trl 1.13.0) through ``rl_advantages.integrations.trl`` with ``num_generations=1`` and ``tfidf_kernel_loo_T0.1``.
+(trl 1.13.0) through ``rl_advantages.integrations.trl`` with ``num_generations=1`` and ``tfidf_kernel_loo_T0.1``, in the
+two-line form: no ``advantage_server``, so each process fits the TF-IDF vectorizer on the train dataset's prompts.
 
 Each process writes what its own reward function scored and the advantages it trains on (trl_two_process.py).
 The whole batch of a step is the two processes' completions in process order (TRL gathers rewards with
@@ -43,7 +44,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def two_process_run(tmp_path_factory, corpus_file):
+def dataset_corpus(tmp_path_factory):
+    """The train dataset's prompts (PROMPTS * 2, as trl_two_process.py builds it): what each process, given no
+    ``advantage_server``, fits its TF-IDF vectorizer on."""
+    from test_trl import PROMPTS
+
+    path = tmp_path_factory.mktemp("trl2corpus") / "train_prompts.jsonl"
+    path.write_text("".join(json.dumps({"question": p}) + "\n" for p in PROMPTS * 2))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def two_process_run(tmp_path_factory):
     assert not _MISSING, f"CI's Python lacks {', '.join(_MISSING)}: add them to python/requirements-test.txt"
     out = tmp_path_factory.mktemp("trl2")
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(rl_advantages.__file__)))
@@ -54,7 +66,7 @@ def two_process_run(tmp_path_factory, corpus_file):
         sys.executable, "-m", "accelerate.commands.launch",
         "--multi_gpu", "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
         "--main_process_port", str(_free_port()),
-        os.path.join(HERE, "trl_two_process.py"), str(out), corpus_file,
+        os.path.join(HERE, "trl_two_process.py"), str(out), "-",  # no advantage_server: the two-line form
     ]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=420)
     assert done.returncode == 0, done.stderr[-4000:]
@@ -62,7 +74,8 @@ def two_process_run(tmp_path_factory, corpus_file):
     return ranks
 
 
-def test_each_process_trains_on_its_slice_of_the_whole_batch_gs1(two_process_run, corpus_file):
+def test_each_process_trains_on_its_slice_of_the_whole_batch_gs1(two_process_run, dataset_corpus):
+    corpus_file = dataset_corpus  # each process fitted its vectorizer on these prompts
     ranks = two_process_run
     assert [r["rank"] for r in ranks] == [0, 1] and all(r["world_size"] == 2 and r["backend"] == "gloo" for r in ranks)
     assert all(r["global_step"] == 2 for r in ranks) and all(len(r["steps"]) == 2 for r in ranks)

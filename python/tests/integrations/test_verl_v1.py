@@ -56,7 +56,8 @@ def _mask(n):
 
 
 def _fill_queue(partition, rewards, uids, prompts, with_raw_prompt=True):
-    """The rows verl's agent loop leaves in the TransferQueue: keys ``{uid}_{session_id}_{index}``; ``rm_scores``
+    """The rows verl's agent loop leaves in the TransferQueue: keys ``{uid}_{session_id}_{index}`` (one output per
+    session here); ``rm_scores``
     with the outcome reward on the last response token; the chat ``raw_prompt`` (system + user); ``prompts``."""
     import transfer_queue as tq
 
@@ -65,7 +66,11 @@ def _fill_queue(partition, rewards, uids, prompts, with_raw_prompt=True):
     scores = torch.zeros(n, LENGTH)
     for i, r in enumerate(rewards):
         scores[i, int(mask[i].sum().item()) - 1] = r
-    keys = [f"{u}_0_{i}" for i, u in enumerate(uids)]
+    seen: dict = {}
+    keys = []
+    for u in uids:  # agent_loop_tq.py:178-193: session_id is the rollout.n sample, index the output within it
+        keys.append(f"{u}_{seen.setdefault(u, 0)}_0")
+        seen[u] += 1
     fields = {
         "uid": tq.NonTensorStack(list(uids)),
         "response_mask": mask,

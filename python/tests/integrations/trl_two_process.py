@@ -7,11 +7,13 @@ rewards its own reward function returned (in its completions' order, with their 
 trains on in that process (``_generate_and_score_completions``' ``advantages``). Nothing here reads the adapter's
 gathered inputs: the test rebuilds the whole batch from the two processes' files.
 
-Usage: accelerate launch --multi_gpu --num_processes 2 trl_two_process.py OUT CORPUS
+Usage: accelerate launch --multi_gpu --num_processes 2 trl_two_process.py OUT CORPUS (CORPUS "-": no
+``advantage_server``, each process fits the TF-IDF vectorizer on the train dataset's prompts, as a two-line change does)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -57,7 +59,8 @@ def main(out_dir: str, corpus: str) -> None:
         disable_tqdm=True,
     )
     dataset = datasets.Dataset.from_dict({"prompt": PROMPTS * 2})
-    with rl_advantages.Server(corpus=corpus) as server:
+    server = rl_advantages.Server(corpus=corpus) if corpus != "-" else None  # "-": the two-line form, no server
+    with server if server is not None else contextlib.nullcontext():
         trainer = GRPOTrainer(
             model=model, reward_funcs=reward_vowels, args=args, train_dataset=dataset, processing_class=tokenizer,
             advantage_estimator="tfidf_kernel_loo_T0.1", advantage_server=server,

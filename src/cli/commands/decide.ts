@@ -21,6 +21,7 @@ interface DecideOptions {
   baseline?: string;
   replicates?: string;
   seedMethod?: SeedMethodName;
+  seedItems?: 'shared' | 'per_seed';
   method?: string;
   json?: boolean;
   html?: string;
@@ -102,6 +103,7 @@ function checkInputs(options: DecideOptions): void {
     return;
   }
   if (options.seedMethod !== undefined) throw new CliUsageError('--seed-method needs --replicates FILE');
+  if (options.seedItems !== undefined) throw new CliUsageError('--seed-items needs --replicates FILE');
   if (options.treatment === undefined || options.baseline === undefined) {
     throw new CliUsageError(`give --treatment FILE and --baseline FILE (one seed), or --replicates FILE (several seeds); missing ${options.treatment === undefined ? '--treatment' : '--baseline'}`);
   }
@@ -111,7 +113,7 @@ async function run(options: DecideOptions, io: CliIo): Promise<void> {
   checkInputs(options);
   const spec = await readSpec(options.spec ?? shippedSpecPath(), io);
   if (options.replicates !== undefined) {
-    const d = await decideReplicates(options.replicates, spec.decisionRule, io, options.seedMethod);
+    const d = await decideReplicates(options.replicates, spec.decisionRule, io, options.seedMethod, options.seedItems);
     io.stdout.write(options.json === true ? JSON.stringify(seedDecisionJson(d), null, 2) + '\n' : seedDecisionText(d));
     return;
   }
@@ -159,11 +161,17 @@ export function register(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--seed-method <name>', "with --replicates, another seed-level method than the spec's decision_rule.seed_method, for exploration").choices(SEED_METHOD_NAMES))
     .addOption(
+      new Option(
+        '--seed-items <sets>',
+        "with --replicates: shared (every seed on the same items, the default) or per_seed (each seed its own items: a t on the per-seed means); overrides the spec's decision_rule.seed_items",
+      ).choices(['shared', 'per_seed']),
+    )
+    .addOption(
       new Option('--method <name>', `another interval than the spec's, for exploration (the output says it is not the spec's method); asymptotic: ${asymptoticMethodsWords()}`).choices(
         DECISION_METHOD_NAMES,
       ),
     )
-    .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}; with --replicates {method, estimate, interval: [lower, upper], verdict, per_seed: [...], between_seed_sd, ...}')
+    .option('--json', 'print {method, alpha, n, verdict, criteria: [{id, metric, estimate, lower, upper, margin, verdict}]}; with --replicates {method, estimate, interval: [lower, upper], verdict, per_seed: [...], per_seed_difference_sd, run_to_run_sd, level, fallback, outliers, ...}')
     .addOption(outputOption('--html <file>', 'also write the decision chart as a self-contained HTML page'))
     .addOption(forceOption())
     .action(async (options: DecideOptions) => run(options, io));

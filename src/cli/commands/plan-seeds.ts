@@ -5,7 +5,8 @@ import type { DecisionRule } from '../../stats/decision-rule.js';
 import { seedDesignPower, type SeedDesignPowerJson } from '../../stats/seed-power.js';
 import type { SeedMethodName } from '../../stats/seed-method-names.js';
 import { num, signed, table } from '../format.js';
-import { CliUsageError } from '../core.js';
+import { CliUsageError, type CliIo } from '../core.js';
+import { displayName, readJson } from '../io.js';
 
 /** The seed-level options of `plan`. */
 export interface SeedPlanOptions {
@@ -14,6 +15,34 @@ export interface SeedPlanOptions {
   itemSd?: number;
   effect?: number;
   seedMethod?: SeedMethodName;
+  fromDecision?: string;
+}
+
+/** A number field of a decision's JSON, when it is one. */
+function field(o: unknown, key: string): number | undefined {
+  const v = typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * `--from-decision FILE`: the run-to-run SD (and item SD and seed count) of a `rl-adv decide --replicates --json`
+ * output, a study's decision.json or summary.json (their `decision`); a file from before the SDs were named apart
+ * gives its `seed_component_sd`, the same quantity. Sets --between-seed-sd, and --item-sd and --seeds unless given.
+ *
+ * @throws {CliUsageError} the file is not a decision across seeds, or --between-seed-sd is given too.
+ */
+export async function applyFromDecision(o: SeedPlanOptions, io: CliIo): Promise<SeedPlanOptions> {
+  if (o.fromDecision === undefined) return o;
+  if (o.betweenSeedSd !== undefined) throw new CliUsageError('give --between-seed-sd X or --from-decision FILE (its run-to-run SD), not both');
+  const raw = await readJson(o.fromDecision, io, '--from-decision');
+  const d = field(raw, 'run_to_run_sd') !== undefined || field(raw, 'seed_component_sd') !== undefined ? raw : (raw as { decision?: unknown } | null)?.decision;
+  const sd = field(d, 'run_to_run_sd') ?? field(d, 'seed_component_sd');
+  if (sd === undefined) {
+    throw new CliUsageError(`--from-decision ${displayName(o.fromDecision)}: no run_to_run_sd: give the JSON of rl-adv decide --replicates --json (or a replicated study's decision.json)`);
+  }
+  const itemSd = o.itemSd ?? field(d, 'item_component_sd');
+  const seeds = o.seeds ?? field(d, 'seeds');
+  return { ...o, betweenSeedSd: sd, ...(itemSd === undefined ? {} : { itemSd }), ...(seeds === undefined ? {} : { seeds }) };
 }
 
 /** Parser for an SD in [0, 1). */
@@ -34,6 +63,7 @@ export function effectOption(value: string): number {
 export function seedFlagsWithoutSeeds(o: SeedPlanOptions): string[] {
   return [
     ['--between-seed-sd', o.betweenSeedSd],
+    ['--from-decision', o.fromDecision],
     ['--item-sd', o.itemSd],
     ['--effect', o.effect],
     ['--seed-method', o.seedMethod],
@@ -57,7 +87,9 @@ export function seedPlan(
   o: SeedPlanOptions & { rule: DecisionRule; n: number; discordance: SeedDesignPowerJson['discordance']; controlAccuracy: SeedDesignPowerJson['control_accuracy'] },
 ): SeedDesignPowerJson | null {
   if (o.betweenSeedSd === undefined) {
-    throw new CliUsageError('--seeds needs --between-seed-sd X: the SD over training runs of a run\'s accuracy difference (e.g. 0.01 or 0.02; no default is honest)');
+    throw new CliUsageError(
+      "--seeds needs --between-seed-sd X: the run-to-run SD of a run pair's accuracy difference (e.g. 0.01 or 0.02; no default is honest), or --from-decision FILE to take a decision's run_to_run_sd",
+    );
   }
   try {
     return seedDesignPower({
@@ -86,7 +118,7 @@ export function seedPlanText(p: SeedDesignPowerJson): string {
   const frontier = (p.frontier ?? []).map((f) => [String(f.seeds), f.n_for_80_percent_power === null ? `not below ${p.n_cap}` : String(f.n_for_80_percent_power)]);
   return (
     `seed-level power (${p.method}) of criterion ${p.criterion}: margin ${signed(p.margin)}, alpha ${p.alpha}, S = ${p.seeds} seeds x n = ${p.n} items,\n` +
-    `true difference ${signed(p.effect)}, between-seed SD ${num(p.seed_sd)}, item SD ${num(p.item_sd)}, discordance D = ${num(p.discordance.value)} (${p.discordance.source}), ` +
+    `true difference ${signed(p.effect)}, run-to-run SD ${num(p.run_to_run_sd)} (--between-seed-sd), item SD ${num(p.item_sd)}, discordance D = ${num(p.discordance.value)} (${p.discordance.source}), ` +
     `control accuracy ${num(p.control_accuracy.value)} (${p.control_accuracy.source})\n` +
     `by simulation of the normal crossed random-effects model (docs/method.md section 5.9), ${p.replicates} draws, seed ${p.seed}:\n\n` +
     `P(validated) = ${pm(p.p_validated, p.mc_error.p_validated)}   P(failed) = ${pm(p.p_failed, p.mc_error.p_failed)}\n` +

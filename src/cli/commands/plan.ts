@@ -13,7 +13,7 @@ import { readSpec } from '../spec.js';
 import { shippedSpecPath, specOption } from '../shipped-spec.js';
 import { pilotDiscordance } from '../predictions.js';
 import { SEED_METHOD_NAMES } from '../../stats/seed-method-names.js';
-import { effectOption, sdOption, seedFlagsWithoutSeeds, seedPlan, seedPlanText, type SeedPlanOptions } from './plan-seeds.js';
+import { applyFromDecision, effectOption, sdOption, seedFlagsWithoutSeeds, seedPlan, seedPlanText, type SeedPlanOptions } from './plan-seeds.js';
 import { comparisonEffectOption, comparisonsPlan, comparisonsPlanText } from './plan-comparisons.js';
 
 interface PlanOptions extends SeedPlanOptions {
@@ -211,7 +211,8 @@ export function scopeText(seeds: unknown): string {
   );
 }
 
-async function run(options: PlanOptions, io: CliIo): Promise<void> {
+async function run(given: PlanOptions, io: CliIo): Promise<void> {
+  const options: PlanOptions = { ...given, ...(await applyFromDecision(given, io)) };
   if (options.discordance !== undefined && options.pilot !== undefined) {
     throw new CliUsageError('give --discordance D or --pilot T.jsonl,B.jsonl, not both');
   }
@@ -300,7 +301,13 @@ export function register(program: Command, io: CliIo): void {
     )
     .addOption(new Option('--method <name>', `the power of this method only (default: all); asymptotic: ${asymptoticMethodsWords()}`).choices(DECISION_METHOD_NAMES))
     .option('--seeds <S>', 'the power of the decision across S >= 2 seeds instead (docs/method.md section 5.9): needs --between-seed-sd', integerOption(2))
-    .option('--between-seed-sd <x>', "with --seeds: the SD over training runs of a run's accuracy difference", sdOption)
+    .option('--between-seed-sd <x>', "with --seeds: the run-to-run SD sigma_a of a run pair's accuracy difference (a decision's run_to_run_sd, not its per_seed_difference_sd)", sdOption)
+    .addOption(
+      inputOption(
+        '--from-decision <file>',
+        'the seed-level power with the run-to-run SD (and item SD and seed count, unless given) of a `rl-adv decide --replicates --json` output or a replicated study\'s decision.json',
+      ),
+    )
     .option('--item-sd <x>', "with --seeds: the SD over items of an item's expected difference (default 0)", sdOption)
     .option('--effect <d>', 'with --seeds: the true expected difference (default 0)', effectOption)
     .option('--comparison-effect <id=d>', 'with --seeds and decision_rule.comparisons: the true difference of comparison ID (repeatable; others get --effect)', comparisonEffectOption)
@@ -314,6 +321,7 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv plan --spec gs1-vs-grpo.spec.json --pilot gs1-pilot.jsonl,grpo-pilot.jsonl --method paired_exact_binomial --html power.html',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --n 5000 --discordance 0.15 --json',
     'rl-adv plan --spec gs1-vs-grpo.spec.json --seeds 5 --between-seed-sd 0.02 --effect 0.02',
+    'rl-adv plan --spec gs1-vs-grpo.spec.json --from-decision decision.json --seeds 8',
     'rl-adv plan --spec specs/arith-ablation.json --seeds 5 --between-seed-sd 0.02 --comparison-effect gs1_vs_batchmean=0.02',
   ]);
 }

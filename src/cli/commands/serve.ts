@@ -1,7 +1,8 @@
 // rl-adv serve: the estimators over JSON lines on stdin/stdout, so a training loop in any language
 // can call them. One request a line in, one response a line out, in request order.
 import type { Command } from 'commander';
-import { createInterface } from 'node:readline';
+import { InvalidArgumentError, Option } from 'commander';
+import type { Readable } from 'node:stream';
 import { RlAdvantagesError } from '../../errors.js';
 import type { StatefulEstimator } from '../../estimators/prompt-value.js';
 import { catalogueJson, specFromWire, wireMessage } from '../../estimators/catalogue-json.js';
@@ -17,10 +18,10 @@ import { addEstimatorModuleOption, loadEstimatorModules } from '../estimator-mod
 import { loadVectorizer, type VectorizerOptions } from '../io.js';
 import { addVectorizerOptions } from '../options.js';
 import { ServeSessions, sessionId } from '../serve-sessions.js';
+import { DEFAULT_MAX_REQUEST_BYTES, MAX_REQUEST_BYTES_LIMIT, requestLines, scanBrokenLine, type RequestId } from '../serve-lines.js';
+import { watchParent } from '../serve-parent.js';
+import { integerOption } from '../options.js';
 import { withExamples, type CliIo } from '../core.js';
-
-/** A request id: echoed in the response. */
-type RequestId = string | number;
 
 /** The error of a request line that fails. */
 interface ErrorBody {
@@ -40,10 +41,12 @@ interface ErrorResponse {
 class BadRequest extends Error {
   readonly code: string;
   readonly field: string | undefined;
-  constructor(code: string, message: string, field?: string) {
+  readonly index: number | undefined;
+  constructor(code: string, message: string, field?: string, index?: number) {
     super(message);
     this.code = code;
     this.field = field;
+    this.index = index;
   }
 }
 
@@ -67,21 +70,6 @@ export const REQUEST_FIELDS: readonly string[] = Object.freeze([
 
 /** The ops a request may name (an estimator request has none). */
 const OPS: readonly string[] = Object.freeze(['describe', 'state_dict', 'load_state_dict']);
-
-/** A bare NaN / Infinity / -Infinity token (tested on the line with its strings emptied): Python's json.dumps writes them by default. */
-const NON_FINITE = /(?:^|[[,:\s])-?(?:NaN|Infinity)\s*(?:[\],}]|$)/;
-
-/** The first `"id": <number or string>` of a line that is not valid JSON, or null. */
-export function idOfBrokenLine(line: string): RequestId | null {
-  const m = /(?:^|[{,])\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|"(?:[^"\\]|\\.)+")/.exec(line);
-  if (m === null) return null;
-  try {
-    const id = JSON.parse(m[1] as string) as unknown;
-    return (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Distinct estimator names cached at most; beyond, the cache restarts (names are few in practice). */
 const CACHE_LIMIT = 256;
@@ -122,6 +110,28 @@ function keyOf(spec: CliEstimatorSpec, options: CliEstimatorOptions): string {
   return `${typeof spec === 'string' ? spec : JSON.stringify(spec)} ${JSON.stringify(options)}`;
 }
 
+/**
+ * `group_ids` as the wire may carry them exactly: strings, and integers within +-(2^53 - 1). A JSON number beyond
+ * has already lost its identity in parsing (2^53 + 1 reads as 2^53), and a fraction's decimal is not its value,
+ * so both are refused, as are booleans (JSON's true is no group).
+ *
+ * @throws {@link BadRequest} `bad_type` naming `group_ids` and the index.
+ */
+function wireGroupIds(value: unknown): (string | number)[] {
+  if (!Array.isArray(value)) throw new BadRequest('bad_type', `field "group_ids" must be an array of strings or integers, got ${describe(value)}`, 'group_ids');
+  value.forEach((id: unknown, i) => {
+    if (typeof id === 'string' || Number.isSafeInteger(id)) return;
+    const why =
+      typeof id === 'number' && Number.isInteger(id)
+        ? ': a JSON number beyond 2^53 - 1 loses its identity (9007199254740993 reads as 9007199254740992); send such ids as strings'
+        : typeof id === 'number'
+          ? ': a group id is an integer or a string'
+          : '';
+    throw new BadRequest('bad_type', `group_ids[${i}] must be a string or an integer within +-(2^53 - 1), got ${typeof id === 'boolean' ? String(id) : describe(id)}${why}`, 'group_ids', i);
+  });
+  return value as (string | number)[];
+}
+
 function requestBatch(r: Record<string, unknown>): Batch {
   if (r.rewards === undefined) throw new BadRequest('missing_field', 'field "rewards" is required: an array of finite numbers');
   if (!Array.isArray(r.rewards)) throw new BadRequest('bad_type', `field "rewards" must be an array of finite numbers, got ${describe(r.rewards)}`);
@@ -130,7 +140,7 @@ function requestBatch(r: Record<string, unknown>): Batch {
   const rewards = (r.rewards as unknown[]).map((x, i) => (x === null && mask?.[i] === true ? Number.NaN : x)) as number[];
   const batch: { -readonly [K in keyof Batch]: Batch[K] } = { rewards };
   if (r.prompts !== undefined && r.prompts !== null) batch.prompts = r.prompts as string[];
-  if (r.group_ids !== undefined && r.group_ids !== null) batch.groupIds = r.group_ids as (string | number)[];
+  if (r.group_ids !== undefined && r.group_ids !== null) batch.groupIds = wireGroupIds(r.group_ids);
   if (r.features !== undefined && r.features !== null) batch.features = r.features as number[][];
   if (r.lengths !== undefined && r.lengths !== null) batch.lengths = r.lengths as number[];
   if (r.greedy_rewards !== undefined && r.greedy_rewards !== null) batch.greedyRewards = r.greedy_rewards as number[];
@@ -212,8 +222,9 @@ export class RequestHandler {
         request = JSON.parse(line);
       } catch (error) {
         // The client waits for this id: read it from the text when the line does not parse.
-        id = idOfBrokenLine(line);
-        if (NON_FINITE.test(line.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) {
+        const broken = scanBrokenLine(line);
+        id = broken.id;
+        if (broken.nonFinite) {
           throw new BadRequest(
             'bad_json',
             `line ${lineNumber} holds NaN or Infinity, which JSON does not allow (Python's json.dumps writes them by default): ` +
@@ -274,7 +285,9 @@ export class RequestHandler {
 
 /** The library's names for batch fields are the request's: groupIds is group_ids on the wire. */
 function errorBody(error: unknown): ErrorBody {
-  if (error instanceof BadRequest) return { code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) };
+  if (error instanceof BadRequest) {
+    return { code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }), ...(error.index === undefined ? {} : { index: error.index }) };
+  }
   if (error instanceof RlAdvantagesError) {
     return {
       code: error.code,
@@ -287,24 +300,52 @@ function errorBody(error: unknown): ErrorBody {
   return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }
 
-async function serve(options: VectorizerOptions & { estimatorModule?: string[] }, io: CliIo): Promise<void> {
+/** The options of rl-adv serve. */
+type ServeOptions = VectorizerOptions & { estimatorModule?: string[]; maxRequestBytes: number; exitWithParent?: boolean };
+
+/** The answer to a line over the limit: its id read from its head, so the client waiting for it gets it. */
+function tooLargeResponse(size: number, head: string, limit: number, lineNumber: number): string {
+  const error = {
+    code: 'too_large',
+    message: `line ${lineNumber} is ${size} bytes, over the limit of ${limit} bytes: split the batch, or start rl-adv serve with a larger --max-request-bytes`,
+  };
+  return JSON.stringify({ id: scanBrokenLine(head).id, error });
+}
+
+async function serve(options: ServeOptions, io: CliIo): Promise<void> {
+  if (options.exitWithParent === true) watchParent();
   await loadEstimatorModules(options.estimatorModule);
   const handler = new RequestHandler(await loadVectorizer(options, io));
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity, terminal: false });
+  const input = io.stdin as unknown as Readable;
   let closed = false;
   // The client went away (EPIPE): stop reading, end quietly.
   io.stdout.on('error', () => {
     closed = true;
-    lines.close();
+    input.destroy();
   });
   let lineNumber = 0;
-  for await (const line of lines) {
+  // Lines end at LF (or CRLF) only: a lone CR is JSON whitespace inside a request, not the end of one.
+  for await (const line of requestLines(input, options.maxRequestBytes)) {
     lineNumber++;
     if (closed) break;
-    if (line.trim() === '') continue;
+    if ('tooLarge' in line) {
+      io.stdout.write(tooLargeResponse(line.tooLarge, line.head, options.maxRequestBytes, lineNumber) + '\n');
+      continue;
+    }
+    if (line.text.trim() === '') continue;
     // One write per response, as soon as it is computed: a client waiting on one request gets it.
-    io.stdout.write(handler.handle(line, lineNumber) + '\n');
+    io.stdout.write(handler.handle(line.text, lineNumber) + '\n');
   }
+}
+
+/** An integer option in [1, max]. */
+function boundedInteger(max: number): (value: string) => number {
+  const atLeastOne = integerOption(1);
+  return (value: string) => {
+    const n = atLeastOne(value);
+    if (n > max) throw new InvalidArgumentError(`must be at most ${max}.`);
+    return n;
+  };
 }
 
 /** Registers `rl-adv serve`. */
@@ -331,7 +372,14 @@ export function register(program: Command, io: CliIo): void {
         'goes on. Blank lines are skipped. The vectorizer is fitted (or loaded) once at start and each ' +
         'estimator is created once; stdout carries nothing but responses.',
     );
-  addEstimatorModuleOption(addVectorizerOptions(command)).action(async (options: VectorizerOptions & { estimatorModule?: string[] }) => serve(options, io));
+  addEstimatorModuleOption(addVectorizerOptions(command))
+    .addOption(
+      new Option('--max-request-bytes <n>', `the longest request line; a longer one is answered with error "too_large" (at most ${MAX_REQUEST_BYTES_LIMIT})`)
+        .argParser(boundedInteger(MAX_REQUEST_BYTES_LIMIT))
+        .default(DEFAULT_MAX_REQUEST_BYTES, '128 MiB'),
+    )
+    .option('--exit-with-parent', 'exit at once, even mid-request, when the process that started serve ends (the Python client sets it)')
+    .action(async (options: ServeOptions) => serve(options, io));
   withExamples(command, [
     `echo '{"id": 1, "estimator": "loo_batch_mean", "rewards": [1, 0, 1]}' | rl-adv serve`,
     `echo '{"id": 1, "op": "describe"}' | rl-adv serve`,

@@ -1,25 +1,21 @@
 // Artifact writing for study runs: every artifact appears whole or not at all (write a temporary file beside it,
 // then rename, which is atomic on one file system), so a run killed at any instant leaves no half-written file.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, existsSync, truncateSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync } from 'node:fs';
+import { RlAdvantagesError, RlAdvantagesIoError } from '../../errors.js';
+import { appendDurable, errnoReason, IO_ERRNOS, writeFileDurable } from '../../internal/durable-write.js';
 
 /**
- * Writes `text` to `file` atomically: `<file>.tmp-<pid>` first (flushed to disk), then renamed over `file`.
+ * Writes `text` to `file` atomically and durably (src/internal/durable-write.ts): a complete, flushed temporary
+ * `.rl-adv-tmp-<pid>-<random>` beside it is renamed over `file`; a full disk leaves the old file and no temporary.
  *
+ * @throws {RlAdvantagesIoError} (exit 74 in the CLI) naming `file`, the reason and the remedy.
  * @example
  * ```ts
  * writeFileAtomic('out/summary.json', JSON.stringify(summary));
  * ```
  */
 export function writeFileAtomic(file: string, text: string): void {
-  const temp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(temp, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
+  writeFileDurable(file, text);
 }
 
 /** Writes a JSON value atomically, pretty-printed, with a final newline. */
@@ -32,31 +28,69 @@ export function writeJsonlAtomic(file: string, rows: readonly unknown[]): void {
   writeFileAtomic(file, rows.map((row) => JSON.stringify(row) + '\n').join(''));
 }
 
-/** Reads a JSON file. */
-export function readJson<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
+/** A run file's text; a missing or unreadable one is named (exit 2), a failing device is an I/O error (exit 74). */
+function readRunText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'ENOENT') {
+      throw new RlAdvantagesError(`${file}: not found (the run folder is incomplete: was it edited?)`, { code: 'missing_artifact', field: file });
+    }
+    if (IO_ERRNOS.has(code)) throw new RlAdvantagesIoError(`cannot read ${file}: ${errnoReason(error)} (${code})`, { path: file, errno: code });
+    throw error;
+  }
 }
 
-/** Reads JSON lines (blank lines skipped). */
-export function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as T);
+function corrupt(file: string, line: number | undefined, error: unknown): RlAdvantagesError {
+  const where = line === undefined ? file : `${file}:${line}`;
+  return new RlAdvantagesError(
+    `${where}: not valid JSON (${(error as Error).message.replace(/, ".*" is not valid JSON$/s, '')}): the file is truncated or was edited; ` +
+      'the run cannot continue from it: start it again in an empty folder',
+    { code: 'bad_artifact', field: file, ...(line === undefined ? {} : { index: line }) },
+  );
 }
 
 /**
- * Appends one JSON line to a log (flushed). A log is made consistent with its checkpoint on resume by
- * {@link keepFirstLines}, so an append cut short by a kill never survives.
+ * Reads a JSON file of a run folder.
+ *
+ * @throws {RlAdvantagesError} `bad_artifact` naming the file when it is not valid JSON; `missing_artifact` when absent.
+ */
+export function readJson<T>(file: string): T {
+  const text = readRunText(file);
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw corrupt(file, undefined, error);
+  }
+}
+
+/**
+ * Reads JSON lines (blank lines skipped).
+ *
+ * @throws {RlAdvantagesError} `bad_artifact` naming the file and line of a line that is not valid JSON.
+ */
+export function readJsonl<T>(file: string): T[] {
+  const rows: T[] = [];
+  readRunText(file)
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        rows.push(JSON.parse(line) as T);
+      } catch (error) {
+        throw corrupt(file, i + 1, error);
+      }
+    });
+  return rows;
+}
+
+/**
+ * Appends one JSON line to a log (flushed). An append cut short by a full disk is cut back at once; one cut short by
+ * a kill is cut on resume by {@link keepFirstLines}, which makes the log consistent with its checkpoint.
  */
 export function appendJsonLine(file: string, row: unknown): void {
-  const fd = openSync(file, 'a');
-  try {
-    writeSync(fd, JSON.stringify(row) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendDurable(file, JSON.stringify(row) + '\n');
 }
 
 /** Truncates `file` to its first `n` complete lines (creating it empty when missing). */
@@ -69,7 +103,12 @@ export function keepFirstLines(file: string, n: number): void {
   let offset = 0;
   for (let seen = 0; seen < n; seen++) {
     const next = buffer.indexOf(0x0a, offset);
-    if (next < 0) throw new Error(`${file} has fewer than ${n} complete lines; the run folder is inconsistent`);
+    if (next < 0) {
+      throw new RlAdvantagesError(`${file} has ${seen} complete lines where its checkpoint counts ${n}; the run folder is inconsistent: start the run again in an empty folder`, {
+        code: 'bad_artifact',
+        field: file,
+      });
+    }
     offset = next + 1;
   }
   truncateSync(file, offset);

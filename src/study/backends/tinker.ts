@@ -10,7 +10,7 @@ import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { runDriver as runPythonDriver } from './driver-process.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
-import type { ArmRunRequest, ArmRunResult, BackendCheck, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
+import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
 
 /** The driver scripts the backend runs, in examples/tinker-cookbook. */
 export const TINKER_DRIVERS = ['preflight.py', 'sample_calibration.py', 'run_arm.py', 'eval_gsm8k.py'] as const;
@@ -68,6 +68,40 @@ export function preflightChecks(
     checks.push({ id: `${backend}:preflight`, passed: false, detail: `${driver.split('/').at(-1) ?? driver} reported passed = ${JSON.stringify(report.passed ?? null)}` });
   }
   return checks;
+}
+
+/**
+ * run_arm.py's flags for a replicate and a learning curve: `--seed S` (the recipe's data-order seed and the LoRA
+ * seed; the driver takes the cookbook's own order of that seed, not `request.order`) and `--curve-items K
+ * --curve-every N` (the recipe's test-set evaluator on the first K GSM8K test items, which must be the curve's items).
+ *
+ * @throws {RlAdvantagesError} `bad_option` (field `eval.curve_items`) when the curve's items are not the first K of the
+ *   GSM8K test split, the only slice the recipe's evaluator can take.
+ * @example
+ * ```ts
+ * replicateArgs({ ...request, seed: 3 }); // ['--seed', '3']
+ * ```
+ */
+export function replicateArgs(request: ArmRunRequest): string[] {
+  const args = request.seed === undefined ? [] : ['--seed', String(request.seed)];
+  if (request.curve === undefined) return args;
+  const stray = request.curve.items.findIndex((item, i) => item.id !== `gsm8k_test_${i}`);
+  if (stray >= 0) {
+    throw new RlAdvantagesError(
+      `eval.curve_items: the tinker backend's curve is the recipe's evaluator on the first items of the GSM8K test split; item ${stray} is ${request.curve.items[stray]?.id ?? '?'}`,
+      { code: 'bad_option', field: 'eval.curve_items' },
+    );
+  }
+  return [...args, '--curve-items', String(request.curve.items.length), '--curve-every', String(request.curve.every)];
+}
+
+/** The driver's curve.jsonl, copied beside the arm's advantages.jsonl and returned. */
+function readCurve(source: string, copy: string): CurvePoint[] {
+  if (!existsSync(source)) {
+    throw new RlAdvantagesError(`run_arm.py was asked for a learning curve but wrote no ${source}`, { code: 'driver_failed' });
+  }
+  copyFileSync(source, copy);
+  return readJsonl<CurvePoint>(copy);
 }
 
 function defaultDriversDir(): string {
@@ -176,11 +210,12 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
       const logPath = path.join(request.dir, 'tinker');
       // An interrupted driver run continues from the cookbook's last checkpoint in logPath (--resume; a fresh
       // start when logPath does not exist), so a sampling error late in an arm does not cost the whole arm.
+      const name = request.seed === undefined ? `${request.phase}_${request.arm.name}` : `${request.phase}_${request.arm.name}_seed${request.seed}`;
       const stdout = await runDriver(
         ctx,
         'run_arm.py',
-        ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--resume', ...common(ctx)],
-        `${request.phase}_${request.arm.name}`,
+        ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--resume', ...replicateArgs(request), ...common(ctx)],
+        name,
       );
       const last = stdout.trim().split('\n').at(-1) ?? '';
       let info: { advantages_log?: unknown; final_sampler_path?: unknown };
@@ -198,6 +233,7 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
       const result: ArmRunResult = {
         rewardPerStep: rows.map((row) => row.rewards.reduce((s, r) => s + r, 0) / row.rewards.length),
         checkpoint: info.final_sampler_path,
+        ...(request.curve ? { curve: readCurve(path.join(logPath, 'curve.jsonl'), path.join(request.dir, 'curve.jsonl')) } : {}),
       };
       writeJsonAtomic(resultFile, result);
       return result;

@@ -54,7 +54,10 @@ export interface ArmRunRequest {
   readonly dir: string;
   /** A replicated run's seed (the RL seed of both arms); absent in a single run (the arms' own seed). */
   readonly seed?: number;
-  /** The data order this run trains on (the seed's, without the calibration set); absent: the study's. */
+  /**
+   * The data order this run trains on (the seed's, without the calibration set); absent: the study's. The Tinker
+   * backend's drivers train on the cookbook's own order of `seed` instead (the recipe's data seed).
+   */
   readonly order?: Int32Array;
   /** The learning curve: greedy accuracy on `items` at step 0, every `every` steps and at the last step. */
   readonly curve?: { readonly items: readonly Gsm8kItem[]; readonly every: number };
@@ -74,7 +77,7 @@ export interface ArmRunResult {
   readonly rewardPerStep: readonly number[];
   /** An opaque reference to the final policy, for {@link StudyBackend.evaluate} (a file or a tinker:// URI). */
   readonly checkpoint: string;
-  /** The learning curve when one was asked for and the backend keeps one (the Tinker backend does not). */
+  /** The learning curve when one was asked for (curve.jsonl's rows). */
   readonly curve?: readonly CurvePoint[];
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { decide, decisionJson } from '../../stats/decision.js';
 import { planDecision, type DecisionPlan } from '../../stats/plan.js';
 import { decideAcrossSeeds, seedDecisionJson } from '../../stats/seeds.js';
-import { meanPairedAccuracy, observedDiscordance, studyDesignPower } from '../design-power.js';
+import { meanPairedAccuracy, observedDiscordance, studyDesignPower, studySeedDesignPower } from '../design-power.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import type { EvalRow } from '../backends/types.js';
 import type { LearningSummary, StudySummary } from '../summary.js';
@@ -51,6 +51,20 @@ function learning(ctx: PhaseContext, replicated: boolean, rowsOf: ReadonlyMap<st
   }
   const method = replicated ? (rule.seed_method ?? 'seed_item_t') : rule.method;
   return { method, arms, no_arm_improved: Object.values(arms).every((a) => !a.improved) };
+}
+
+/** The discordance over every seed's paired items. */
+function pooledDiscordance(t: readonly EvalRow[][], b: readonly EvalRow[][]): number | undefined {
+  let weighted = 0;
+  let items = 0;
+  t.forEach((rows, i) => {
+    const d = observedDiscordance(rows, b[i] ?? []);
+    if (d !== undefined) {
+      weighted += d * rows.length;
+      items += rows.length;
+    }
+  });
+  return items > 0 ? weighted / items : undefined;
 }
 
 /** A spec with decision_rule.comparisons: every comparison under the multiplicity procedure (docs/method.md section 5.10). */
@@ -101,6 +115,8 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const n = (t[0] ?? []).length;
   summary.plan = planJson(planDecision({ n, alpha: spec.decisionRule.alpha, criteria: spec.decisionRule.criteria }));
   summary.design_power = studyDesignPower(spec.decisionRule, n, observedDiscordance(t[0] ?? [], b[0] ?? []), meanPairedAccuracy(t[0] ?? [], b[0] ?? []));
+  // A replicated run's own design: the seed-level power at its S and n (design_power above is one seed's only).
+  if (replicated) summary.seed_design_power = studySeedDesignPower(spec.decisionRule, reps.length, n, pooledDiscordance(t, b));
   summary.learning = learning(ctx, replicated, rowsOf);
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparison: summary.comparison, decision: summary.decision, plan: summary.plan, learning: summary.learning });
   const flag = summary.learning.no_arm_improved ? '; NO ARM IMPROVED on the starting policy' : '';

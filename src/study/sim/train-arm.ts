@@ -42,9 +42,13 @@ function pause(): void {
  * RL_ADV_SIM_KILL_AT=<arm>:<step> kills the process (SIGKILL) in arm <arm>'s step <step> (0-based), after the step's
  * line is appended to advantages.jsonl and before its checkpoint: the worst moment to be interrupted, reached
  * deterministically, so a test of --resume does not race a timer. It changes no number of a run it does not stop.
+ * RL_ADV_SIM_STOP_AT=<arm>:<step> stops the process (SIGSTOP) at the same point.
  */
 function killPoint(arm: string, step: number): void {
   if (process.env.RL_ADV_SIM_KILL_AT === `${arm}:${step}`) process.kill(process.pid, 'SIGKILL');
+  // The same point, but stopped (SIGSTOP) rather than killed: a test holds a live run there while a second process
+  // tries the folder, then continues it (SIGCONT) or kills it.
+  if (process.env.RL_ADV_SIM_STOP_AT === `${arm}:${step}`) process.kill(process.pid, 'SIGSTOP');
 }
 
 /** The learning rate the spec gives an arm (arm.lr, else optimizer.lr), which the sim multiplies by lrScale. */

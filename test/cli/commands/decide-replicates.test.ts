@@ -111,7 +111,9 @@ describe('library, CLI (and python/tests/test_seeds.py) against the independent 
       expect(got.interval[0]).toBeCloseTo(want.interval[0], 12);
       expect(got.interval[1]).toBeCloseTo(want.interval[1], 12);
       expect(got.standard_error).toBeCloseTo(want.standard_error, 12);
-      expect(got.between_seed_sd).toBeCloseTo(ref.between_seed_sd, 12);
+      expect(got.per_seed_difference_sd).toBeCloseTo(ref.per_seed_difference_sd, 12);
+      expect(got.run_to_run_sd).toBeCloseTo(ref.run_to_run_sd, 12);
+      expect(got.fallback?.rule ?? null).toBe(ref.floored ? 'ms_error_floor' : null);
       expect([got.df, got.verdict, got.seeds, got.n]).toEqual([want.df, want.verdict, 3, 60]);
       got.per_seed.forEach((p: { estimate: number }, i: number) => expect(p.estimate).toBeCloseTo(ref.per_seed[i], 12));
     }

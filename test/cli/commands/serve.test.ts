@@ -189,3 +189,45 @@ describe('rl-adv serve', () => {
     expect([other.code, other.stderr]).toEqual([2, expect.stringMatching(/other\.json: field "format": must be "rl-advantages\/tfidf-vectorizer"/)]);
   });
 });
+
+describe('rl-adv serve: framing, size limit and group ids', () => {
+  it('a lone CR is whitespace inside a request (one answer), CRLF ends a line', async () => {
+    const input = '{"id":1,\r"estimator":"loo_batch_mean",\r"rewards":[1,0]}\r\n{"id":2,"estimator":"loo_batch_mean","rewards":[0,1]}\n';
+    const run = await rlAdv(['serve'], { input });
+    const responses = parseLines(run.stdout) as { id: unknown; advantages?: number[] }[];
+    expect(responses.map((r) => [r.id, r.advantages])).toEqual([
+      [1, [1, -1]],
+      [2, [-1, 1]],
+    ]);
+  });
+
+  it('a 10 MB unterminated string is bad_json with its id; a line over --max-request-bytes is too_large; the server goes on', async () => {
+    const huge = '{"id":"h","estimator":"loo_batch_mean","prompts":["' + 'x'.repeat(10_000_000) + '\n';
+    const long = JSON.stringify({ id: 'long', estimator: 'loo_batch_mean', rewards: Array.from({ length: 400 }, () => 1) }) + '\n';
+    const next = '{"id":"next","estimator":"loo_batch_mean","rewards":[1,0]}\n';
+    const run = await rlAdv(['serve'], { input: huge + next });
+    const [first, second] = parseLines(run.stdout) as { id: unknown; error?: { code: string; message: string } }[];
+    expect(first).toEqual({ id: 'h', error: { code: 'bad_json', message: expect.stringMatching(/^line 1 is not valid JSON \(Unterminated string/) } });
+    expect(second).toMatchObject({ id: 'next', advantages: [1, -1] });
+    const limited = await rlAdv(['serve', '--max-request-bytes', '500'], { input: long + next });
+    const [tooLarge, after] = parseLines(limited.stdout) as { id: unknown; error?: { code: string; message: string } }[];
+    expect(tooLarge).toEqual({ id: 'long', error: { code: 'too_large', message: expect.stringMatching(/^line 1 is \d+ bytes, over the limit of 500 bytes: split the batch, or start rl-adv serve with a larger --max-request-bytes$/) } });
+    expect(after).toMatchObject({ id: 'next', advantages: [1, -1] });
+    const zero = await rlAdv(['serve', '--max-request-bytes', '0']);
+    expect([zero.code, zero.stderr]).toEqual([2, expect.stringMatching(/--max-request-bytes.*must be an integer >= 1/)]);
+  });
+
+  it('refuses group ids JSON cannot carry exactly, naming field and index; keeps 0 and "0" apart', async () => {
+    const ask = (id: number, groupIds: string): string => `{"id":${id},"estimator":"group_mean","rewards":[1,0,1,0],"group_ids":${groupIds}}\n`;
+    const input = ask(1, '[9007199254740992,9007199254740993,7,8]') + ask(2, '[0,true,1,1]') + ask(3, '[0,0.5,1,1]') + ask(4, '[0,"0",1,1]') + ask(5, '[-9007199254740991,"9007199254740993",1,1]');
+    const responses = parseLines((await rlAdv(['serve'], { input })).stdout) as { id: number; error?: { field: string; index: number; message: string }; advantages?: number[] }[];
+    expect(responses.slice(0, 3).map((r) => [r.id, r.error?.field, r.error?.index])).toEqual([
+      [1, 'group_ids', 0],
+      [2, 'group_ids', 1],
+      [3, 'group_ids', 1],
+    ]);
+    expect(responses[0]?.error?.message).toMatch(/beyond 2\^53 - 1 loses its identity.*send such ids as strings/);
+    expect(responses[3]?.advantages).toEqual([0, 0, 0.5, -0.5]);
+    expect(responses[4]?.advantages).toEqual([0, 0, 0.5, -0.5]);
+  });
+});

@@ -1,7 +1,8 @@
 """Fake TransferQueue (the ``transfer_queue`` package verl's v1 trainer imports as ``tq``): a key-value store of
 rows by ``partition_id``, the two calls v1/trainer_base.py makes (``tq.kv_batch_get(keys=..., partition_id=...,
 select_fields=[...])`` and ``tq.kv_batch_put(keys=..., partition_id=..., fields=...)`` in ``_compute_advantage``,
-trainer_base.py:1638 at verl 1dda039b) and ``KVBatchMeta`` (the ``batch`` every v1 stage passes: ``keys``, ``partition_id``).
+trainer_base.py:1638 at verl 1dda039b) and ``KVBatchMeta`` (the ``batch`` every v1 stage passes: ``keys``, ``partition_id``, ``tags``; padding_utils.py:123 tags a padding row
+``is_padding``).
 
 Tensor fields are stored per row and come back stacked (one padded tensor per field: the fake keeps every row the
 same length, so ``to_padded_tensor`` is the stack); non-tensor fields (``uid``, ``raw_prompt``) come back as a
@@ -12,10 +13,11 @@ _store = {}
 
 
 class KVBatchMeta:
-    def __init__(self, keys, partition_id, extra_info=None):
+    def __init__(self, keys, partition_id, extra_info=None, tags=None):
         self.keys = list(keys)
         self.partition_id = partition_id
         self.extra_info = extra_info or {}
+        self.tags = list(tags) if tags is not None else [{} for _ in self.keys]  # per-row tags (is_padding, seq_len, ...)
 
     def __len__(self):
         return len(self.keys)

@@ -1,5 +1,6 @@
 """Fake skyrl/train/trainer.py at a9564572: prepare_generator_input imported by name (:67-71) and called in the
-training step (:347-355); compute_advantages_and_returns (:1124-1192, the non-step-wise branch)."""
+training step (:347-355); ``RayPPOTrainer.compute_advantages_and_returns(self, data)`` (:1124-1192, the
+non-step-wise branch: ``index=data.metadata["uids"]``, the padded batch's rows)."""
 import numpy as np
 
 from skyrl.backends.skyrl_train.utils import ppo_utils
@@ -36,3 +37,26 @@ class RayPPOTrainer:
             grpo_norm_by_std=self.cfg.get("grpo_norm_by_std", True),
         )
         return np.array(rewards), mask, advantages, returns
+
+    def compute_advantages_and_returns(self, data):
+        """trainer.py:1182-1194: the registered estimator on the (padded) batch; advantages and returns stored."""
+        advantages, returns = ppo_utils.compute_advantages_and_returns(
+            token_level_rewards=data["rewards"],
+            response_mask=data["response_mask"],
+            index=data.metadata["uids"],
+            adv_estimator=self.cfg["advantage_estimator"],
+            config=self.cfg,
+            values=data.get("values"),
+            gamma=1.0,
+            lambd=1.0,
+            grpo_norm_by_std=self.cfg.get("grpo_norm_by_std", True),
+        )
+        data["returns"] = returns
+        data["advantages"] = advantages
+        return data
+
+
+class TrainingInputBatch(dict):
+    """skyrl/backends/skyrl_train/training_batch.py:492: a dict of tensors with ``metadata``."""
+
+    metadata = None
