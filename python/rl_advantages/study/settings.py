@@ -72,7 +72,12 @@ class Settings:
         raise DriverError(f'--arm {name!r} is not an arm of the spec (arms: {", ".join(a.name for a in self.arms)})')
 
     def kernel_arm(self) -> Arm:
-        return next(a for a in self.arms if a.advantage != "group_mean")
+        """The arm the preflight's reference path checks: the first whose advantage is a TF-IDF kernel or a kernel
+        file (the forms that path covers), else the first that is not ``group_mean`` (a two-arm spec's treatment).
+        With three or more arms (``decision_rule.comparisons``) another G = 1 arm, e.g. ``loo_batch_mean``, may come
+        first in the spec; it is not the kernel arm."""
+        kernels = [a for a in self.arms if a.advantage.startswith(("tfidf_kernel_loo_T", "kernel:"))]
+        return kernels[0] if kernels else next(a for a in self.arms if a.advantage != "group_mean")
 
     def grpo_arm(self) -> Arm:
         arm = next((a for a in self.arms if a.advantage == "group_mean"), None)

@@ -46,6 +46,17 @@ def test_settings_of_both_specs() -> None:
     assert world.save_every == 10 and hub.save_every == 10
 
 
+def test_the_kernel_arm_of_a_three_arm_spec_is_the_kernel_one_whatever_the_order(tmp_path: Path) -> None:
+    spec = json.loads((REPO / "specs" / "arith-ablation.json").read_text(encoding="utf-8"))
+    assert load_settings(str(REPO / "specs" / "arith-ablation.json")).kernel_arm().name == "gs1_tfidf_g1"
+    spec["arms"] = [spec["arms"][0], spec["arms"][2], spec["arms"][1]]
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    settings = load_settings(str(path))
+    assert [a.name for a in settings.arms] == ["grpo_g8", "batchmean_g1", "gs1_tfidf_g1"]
+    assert settings.kernel_arm().name == "gs1_tfidf_g1" and settings.grpo_arm().name == "grpo_g8"
+
+
 def test_save_every_comes_from_the_spec_and_is_checked(tmp_path: Path) -> None:
     spec = json.loads(ARITH.read_text())
     for value, ok in ((3, True), (0, False), (2.5, False), (True, False), ("4", False)):

@@ -27,7 +27,8 @@ export interface ComparisonRow {
 export function comparisonsChartSpec(rows: readonly ComparisonRow[], method: string): VegaLiteSpec {
   const [lo, hi] = paddedDomain([0, ...rows.flatMap((r) => [r.lower, r.upper, r.margin, ...r.seeds.map((s) => s.estimate)])], 0.12);
   const x = { type: 'quantitative', scale: { domain: [lo, hi], nice: false, zero: false } };
-  const y = { field: 'label', type: 'nominal', title: null, sort: rows.map((r) => r.label) };
+  // Long labels (an id and its verdict) are kept whole.
+  const y = { field: 'label', type: 'nominal', title: null, sort: rows.map((r) => r.label), axis: { labelLimit: 400 } };
   const seeds = rows.flatMap((r) => r.seeds.map((s) => ({ label: r.label, seed: `seed ${s.seed}`, estimate: s.estimate })));
   return {
     title: `Each comparison across seeds (${method}); hollow points: each seed`,

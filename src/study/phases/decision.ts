@@ -78,7 +78,12 @@ function runComparisons(ctx: PhaseContext, replicated: boolean, rowsOf: Readonly
   const first = spec.comparisons?.[0];
   const t = first === undefined ? [] : (rowsOf.get(first.treatment)?.[0] ?? []);
   const b = first === undefined ? [] : (rowsOf.get(first.reference)?.[0] ?? []);
-  if (first !== undefined) summary.design_power = studyDesignPower(comparisonRule(spec.decisionRule, first, spec.decisionRule.alpha / comparisons.length), t.length, observedDiscordance(t, b), meanPairedAccuracy(t, b));
+  if (first !== undefined) {
+    const rule = comparisonRule(spec.decisionRule, first, spec.decisionRule.alpha / comparisons.length);
+    summary.design_power = studyDesignPower(rule, t.length, observedDiscordance(t, b), meanPairedAccuracy(t, b));
+    // The seed-level design of the first comparison at its Bonferroni level, over every seed's pairs.
+    if (replicated) summary.seed_design_power = studySeedDesignPower(rule, seeds.length, t.length, pooledDiscordance(rowsOf.get(first.treatment) ?? [], rowsOf.get(first.reference) ?? []));
+  }
   summary.learning = learning(ctx, replicated, rowsOf);
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparisons, multiplicity, learning: summary.learning });
   const over = replicated ? ` across ${seeds.length} seeds` : '';
