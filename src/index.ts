@@ -130,6 +130,7 @@ export {
   fitRidge,
   predictRidge,
   resolveKernelEstimatorName,
+  KERNEL_FILE_MAX_BYTES,
   isKernelEstimatorName,
   KERNEL_NAME_PREFIX,
   type Embedder,

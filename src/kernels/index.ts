@@ -17,4 +17,4 @@ export {
 export type { JsonObject } from './read.js';
 export type { Embedding } from './weights.js';
 export { fitRidge, predictRidge, type RidgeFit } from './ridge.js';
-export { resolveKernelEstimatorName, isKernelEstimatorName, KERNEL_NAME_PREFIX, type ResolvedKernelName } from './resolve.js';
+export { resolveKernelEstimatorName, isKernelEstimatorName, KERNEL_NAME_PREFIX, KERNEL_FILE_MAX_BYTES, type ResolvedKernelName } from './resolve.js';

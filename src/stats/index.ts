@@ -53,3 +53,4 @@ export {
   type SeedPower,
   type SeedDesignPowerJson,
 } from './seed-power.js';
+export { holmStepDown, bonferroni, type MultiplicityProcedure, type StepDecision } from './multiplicity.js';

@@ -74,6 +74,8 @@ export {
   type StudyTaskRanges,
 } from './task-sets.js';
 export { armKernels } from './arm-kernels.js';
+export { COMPARISON_KINDS, comparisonRule, type ComparisonKind, type StudyComparison } from './comparisons.js';
+export { decideComparisons, type ArmSeedRows, type ComparisonJson, type ComparisonSeedJson, type MultiplicityJson } from './decide-comparisons.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './options.js';
 export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest, CurvePoint } from './backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './backends/tinker.js';
