@@ -32,6 +32,16 @@ function procedureWords(m: MultiplicityJson, c: readonly ComparisonJson[]): stri
     : `Each comparison decided by \`${method}\` on one seed; family-wise error ${m.alpha} over the ${m.comparisons} comparisons by **Bonferroni** (each interval at 1 − ${m.alpha}/${m.comparisons}; docs/method.md section 5.10).`;
 }
 
+/** What the seed-level decision flagged per comparison: a fallback instead of a t interval, an outlying seed. */
+function seedWarnings(list: readonly ComparisonJson[]): string[] {
+  const out: string[] = [];
+  for (const c of list) {
+    if (c.fallback) out.push(`**${c.id}: ${c.fallback.rule === 'whole_range' ? 'no interval' : 'variance floor'}**: ${c.fallback.text}`);
+    for (const o of c.outliers ?? []) out.push(`**${c.id}: seed ${o.seed} is outlying** (difference ${num(o.estimate)}, leave-one-out score ${num(o.score)} above the cutoff ${num(o.cutoff)}): check that run before trusting the verdict (docs/method.md section 5.8).`);
+  }
+  return out;
+}
+
 /** The answer first: every comparison's verdict, estimate and interval, and the procedure; null without comparisons. */
 export function answerSection(s: StudySummary): ReportSection | null {
   const list = s.comparisons;
@@ -39,6 +49,7 @@ export function answerSection(s: StudySummary): ReportSection | null {
   if (list === undefined || m === undefined) return null;
   const blocks: Block[] = [{ kind: 'list', items: list.map(answerLine) }, { kind: 'text', text: procedureWords(m, list) }];
   if (s.learning?.no_arm_improved === true) blocks.push({ kind: 'text', text: '**No arm improved on the starting policy**: the verdicts compare arms that did not learn measurably.' });
+  for (const warning of seedWarnings(list)) blocks.push({ kind: 'text', text: warning });
   return { id: 'answer', heading: 'Answer', blocks };
 }
 

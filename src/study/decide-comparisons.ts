@@ -42,10 +42,19 @@ export interface ComparisonJson {
   round: number;
   seeds: number;
   n: number;
-  /** Several seeds: the standard error, degrees of freedom and between-seed SD of the seed-level interval. */
+  /** The interval's level: 1 - alpha (alpha already divided by the procedure). */
+  level: number;
+  /** Several seeds: the standard error and degrees of freedom of the seed-level interval. */
   standard_error?: number;
   df?: number;
-  between_seed_sd?: number;
+  /** Several seeds: the SD of the per-seed differences (what the data show, item noise included). */
+  per_seed_difference_sd?: number;
+  /** Several seeds: the run-to-run SD estimate, item noise taken out (what `plan --between-seed-sd` takes). */
+  run_to_run_sd?: number;
+  /** Several seeds: the seed-level fallback when no t interval could be made (docs/method.md section 5.8), else null. */
+  fallback?: { rule: string; reason: string; text: string } | null;
+  /** Several seeds: seeds flagged as outlying (leave-one-out t, docs/method.md section 5.8). */
+  outliers?: { seed: number; estimate: number; score: number; cutoff: number }[];
   per_seed: ComparisonSeedJson[];
 }
 
@@ -110,7 +119,8 @@ export function decideComparisons(spec: StudySpec, seeds: readonly number[], row
     };
     out = holmStepDown(K, rule.alpha, decideAt).map(({ decision: d, alpha, round }, i) => {
       const c = list[i] as StudyComparison;
-      return { ...head(c), estimate: d.estimate, interval: [d.interval[0], d.interval[1]], verdict: d.verdict, method: d.method, alpha, round, seeds: d.seeds, n: d.n, standard_error: d.standardError, df: d.df, between_seed_sd: d.betweenSeedSd, per_seed: perSeed(c) };
+      return { ...head(c), estimate: d.estimate, interval: [d.interval[0], d.interval[1]], verdict: d.verdict, method: d.method, alpha, level: d.level, round, seeds: d.seeds, n: d.n, standard_error: d.standardError, df: d.df,
+        per_seed_difference_sd: d.perSeedDifferenceSd, run_to_run_sd: d.runToRunSd, fallback: d.fallback === null ? null : { ...d.fallback }, outliers: d.outliers.map((o) => ({ ...o })), per_seed: perSeed(c) };
     });
   } else {
     const decideAt = (i: number, alpha: number): Decision => {
@@ -120,7 +130,7 @@ export function decideComparisons(spec: StudySpec, seeds: readonly number[], row
     out = bonferroni(K, rule.alpha, decideAt).map(({ decision: d, alpha, round }, i) => {
       const c = list[i] as StudyComparison;
       const x = d.criteria[0];
-      return { ...head(c), estimate: x?.estimate ?? 0, interval: [x?.lower ?? 0, x?.upper ?? 0], verdict: d.verdict, method: d.method, alpha, round, seeds: 1, n: d.n, per_seed: perSeed(c) };
+      return { ...head(c), estimate: x?.estimate ?? 0, interval: [x?.lower ?? 0, x?.upper ?? 0], verdict: d.verdict, method: d.method, alpha, level: 1 - alpha, round, seeds: 1, n: d.n, per_seed: perSeed(c) };
     });
   }
   return { comparisons: out, multiplicity: multiplicityJson(replicated ? 'holm' : 'bonferroni', rule.alpha, K) };
