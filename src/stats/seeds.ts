@@ -59,7 +59,8 @@ export interface SeedDecision {
   readonly margin: number;
   /** Validated only if every criterion is, failed if any is. */
   readonly verdict: Verdict;
-  readonly standardError: number;
+  /** Null when no variance could be estimated (`fallback.rule` `whole_range`). */
+  readonly standardError: number | null;
   readonly df: number;
   /** The sample SD of the per-seed differences (first criterion). */
   readonly perSeedDifferenceSd: number;
@@ -217,7 +218,8 @@ export interface SeedDecisionJson {
   interval: [number, number];
   margin: number;
   verdict: Verdict;
-  standard_error: number;
+  /** Null when no variance could be estimated (`fallback.rule` `whole_range`), never 0. */
+  standard_error: number | null;
   df: number;
   /** 1 - alpha / k: the level of each interval. */
   level: number;
@@ -240,7 +242,7 @@ export interface SeedDecisionJson {
     level: number;
     margin: number;
     verdict: Verdict;
-    standard_error: number;
+    standard_error: number | null;
     df: number;
     per_seed_difference_sd: number;
     run_to_run_sd: number;

@@ -44,8 +44,8 @@ export interface ComparisonJson {
   n: number;
   /** The interval's level: 1 - alpha (alpha already divided by the procedure). */
   level: number;
-  /** Several seeds: the standard error and degrees of freedom of the seed-level interval. */
-  standard_error?: number;
+  /** Several seeds: the standard error and degrees of freedom of the seed-level interval (standard error null when no variance could be estimated). */
+  standard_error?: number | null;
   df?: number;
   /** Several seeds: the SD of the per-seed differences (what the data show, item noise included). */
   per_seed_difference_sd?: number;
