@@ -52,6 +52,8 @@ export interface ComparisonJson {
   per_seed_difference_sd?: number;
   /** Several seeds: the run-to-run SD estimate, item noise taken out (what `plan --between-seed-sd` takes). */
   run_to_run_sd?: number;
+  /** Several seeds: the SD over items of an item's expected difference (what `plan --item-sd` takes; `plan --from-decision`). */
+  item_component_sd?: number;
   /** Several seeds: the seed-level fallback when no t interval could be made (docs/method.md section 5.8), else null. */
   fallback?: { rule: string; reason: string; text: string } | null;
   /** Several seeds: seeds flagged as outlying (leave-one-out t, docs/method.md section 5.8). */
@@ -123,7 +125,7 @@ export function decideComparisons(spec: StudySpec, seeds: readonly number[], row
     out = holmStepDown(K, rule.alpha, decideAt).map(({ decision: d, alpha, round }, i) => {
       const c = list[i] as StudyComparison;
       return { ...head(c), estimate: d.estimate, interval: [d.interval[0], d.interval[1]], verdict: d.verdict, method: d.method, alpha, level: d.level, round, seeds: d.seeds, n: d.n, standard_error: d.standardError, df: d.df,
-        per_seed_difference_sd: d.perSeedDifferenceSd, run_to_run_sd: d.runToRunSd, fallback: d.fallback === null ? null : { ...d.fallback }, outliers: d.outliers.map((o) => ({ ...o })),
+        per_seed_difference_sd: d.perSeedDifferenceSd, run_to_run_sd: d.runToRunSd, item_component_sd: d.itemComponentSd, fallback: d.fallback === null ? null : { ...d.fallback }, outliers: d.outliers.map((o) => ({ ...o })),
         collapse_rate_not_ruled_out: collapseRateNotRuledOut(d.seeds, rule.alpha), per_seed: perSeed(c) };
     });
   } else {
