@@ -1,7 +1,7 @@
 // The seed-level decision off its normal model (docs/method.md section 5.8, "Robustness and degenerate designs"):
 // coverage and false validation by simulation against a truth computed here by quadrature, never from src/.
 //
-//   npm run build && nice -n 10 node validation/seed-robustness.mjs [--quick] [--replicates R]
+//   npm run build && nice -n 10 node validation/seed-robustness.mjs [--quick] [--replicates R] [--degenerate-only]
 //
 // Three parts, each cell its own seedrandom stream (alea, seeded by the part and the cell), R studies (default 2000),
 // the true expected difference set AT THE MARGIN (Delta = -0.05), so one set of studies gives the coverage (the
@@ -34,10 +34,12 @@ const R = Number(opt('--replicates', quick ? 200 : 2000));
 const alternatives = args.includes('--alternatives');
 // --laws a,b: only those run laws of part 1, and no other part (a rerun of some cells, written beside the grid).
 const lawsOnly = opt('--laws', null)?.split(',');
+// --degenerate-only: part 2 alone (rerun after the identity test of issue 39), written beside the grid.
+const degenerateOnly = args.includes('--degenerate-only');
 const out = resolve(
   import.meta.dirname,
   'results',
-  `seed-robustness${alternatives ? '-alternatives' : ''}${lawsOnly ? `-${lawsOnly.join('-')}` : ''}${quick ? '-quick' : ''}.json`,
+  `seed-robustness${alternatives ? '-alternatives' : ''}${lawsOnly ? `-${lawsOnly.join('-')}` : ''}${degenerateOnly ? '-degenerate' : ''}${quick ? '-quick' : ''}.json`,
 );
 const EXTREMES = [-1, 1];
 function tally(intervals, truth, t) {
@@ -146,7 +148,7 @@ if (alternatives) {
   }
 }
 const LAWS = ['normal', 'skewed', 'collapse_0.1', 'collapse_0.2'];
-for (const law of alternatives ? [] : (lawsOnly ?? (quick ? ['normal', 'collapse_0.2'] : LAWS))) {
+for (const law of alternatives || degenerateOnly ? [] : (lawsOnly ?? (quick ? ['normal', 'collapse_0.2'] : LAWS))) {
   for (const seedSd of quick ? [0.02] : [0.01, 0.02]) {
     for (const gamma of quick ? [0] : [0, 0.5]) {
       for (const S of quick ? [3, 10] : [3, 5, 10]) {
@@ -162,7 +164,7 @@ for (const S of alternatives || lawsOnly ? [] : [2, 3]) {
   }
 }
 if (!alternatives && !lawsOnly) process.stderr.write(`degenerate: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-for (const S of alternatives || lawsOnly ? [] : quick ? [3] : [3, 5, 10]) {
+for (const S of alternatives || lawsOnly || degenerateOnly ? [] : quick ? [3] : [3, 5, 10]) {
   for (const seedSd of [0, 0.02]) {
     for (const gamma of [0, 1]) {
       cells.push(
@@ -174,7 +176,7 @@ for (const S of alternatives || lawsOnly ? [] : quick ? [3] : [3, 5, 10]) {
     }
   }
 }
-const result = { script: `validation/seed-robustness.mjs${alternatives ? ' --alternatives' : ''}`, quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
+const result = { script: `validation/seed-robustness.mjs${alternatives ? ' --alternatives' : ''}${degenerateOnly ? ' --degenerate-only' : ''}`, quick, alpha: 0.05, margin: MARGIN, replicates_per_cell: R, seconds_last_run: +((performance.now() - started) / 1000).toFixed(1), cells };
 mkdirSync(resolve(import.meta.dirname, 'results'), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 const f = (x) => `${x.value.toFixed(4)} +- ${x.mc_error.toFixed(4)}`;

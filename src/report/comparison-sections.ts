@@ -7,6 +7,7 @@ import type { Block, ReportSection } from './blocks.js';
 import { comparisonsChartSpec, type ComparisonRow } from './charts/comparisons.js';
 import { renderChartSvg } from './charts/render.js';
 import { figureHtml } from './html.js';
+import { collapseWords } from '../stats/seed-collapse.js';
 
 const num = formatFigure;
 const interval = (x: readonly [number, number]): string => `[${num(x[0])}, ${num(x[1])}]`;
@@ -48,6 +49,9 @@ export function answerSection(s: StudySummary): ReportSection | null {
   const m = s.multiplicity;
   if (list === undefined || m === undefined) return null;
   const blocks: Block[] = [{ kind: 'list', items: list.map(answerLine) }, { kind: 'text', text: procedureWords(m, list) }];
+  // Across seeds, every verdict assumes no run collapsed: the rate its S seeds cannot rule out (docs/method.md section 5.8).
+  const seeds = list[0]?.seeds ?? 1;
+  if (seeds >= 2) blocks.push({ kind: 'text', text: `Collapse: ${collapseWords(seeds, m.alpha)}.` });
   if (s.learning?.no_arm_improved === true) blocks.push({ kind: 'text', text: '**No arm improved on the starting policy**: the verdicts compare arms that did not learn measurably.' });
   for (const warning of seedWarnings(list)) blocks.push({ kind: 'text', text: warning });
   return { id: 'answer', heading: 'Answer', blocks };

@@ -7,6 +7,7 @@ import { curvesChartSpec, type ArmCurve } from './charts/curves.js';
 import { renderChartSvg } from './charts/render.js';
 import { seedsChartSpec, type SeedIntervalRow } from './charts/seeds.js';
 import { figureHtml } from './html.js';
+import { collapseWords } from '../stats/seed-collapse.js';
 
 const num = formatFigure;
 const interval = (x: readonly [number, number]): string => `[${num(x[0])}, ${num(x[1])}]`;
@@ -48,7 +49,8 @@ export function seedWarnings(d: SeedDecisionJson): string[] {
   for (const o of (d as { outliers?: SeedDecisionJson['outliers'] }).outliers ?? []) {
     out.push(
       `**Warning: seed ${o.seed} is an outlier** (difference ${num(o.estimate)}, score ${num(o.score, 3)} against the others, cutoff ${num(o.cutoff, 3)}; ` +
-        'a collapsed or diverged run?). The t interval assumes normal run effects; docs/method.md section 5.8 gives its coverage when runs collapse.',
+        'check that run). The t interval assumes normal run effects; docs/method.md section 5.8 gives its coverage when runs collapse. ' +
+        'The flag sees gross outliers only: its absence is no sign that no run collapsed.',
     );
   }
   return out;
@@ -77,6 +79,8 @@ export function seedDecisionSection(d: SeedDecisionJson, names: { treatment: str
         ' (docs/method.md section 5.8).',
     },
   ];
+  // A summary.json written before the field has no collapse rate; the seeds and alpha give it.
+  blocks.push({ kind: 'text', text: `Collapse: ${collapseWords(d.seeds, d.alpha)}.` });
   for (const w of seedWarnings(d)) blocks.push({ kind: 'text', text: w });
   if (charts) {
     blocks.push({

@@ -9,13 +9,13 @@ import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
 import { pairedTable, wilsonInterval } from './charts/accuracy.js';
 import { tableHtml } from './html.js';
-import { designPowerBlocks, seedDesignPowerBlocks } from './design-power.js';
+import { designPowerSection } from './power-sections.js';
 import { methodLabel } from '../stats/method-names.js';
 import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
-import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
+import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
 
@@ -287,30 +287,6 @@ function decision(s: StudySummary, charts: ChartInputs | undefined): ReportSecti
   };
 }
 
-function designPower(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
-  const p = s.design_power;
-  if (!p) return null;
-  const [note, ...rest] = designPowerBlocks(p, s.eval !== undefined);
-  const power = charts?.power ?? p.power;
-  // A replicated run decides across seeds: its own design's power first; the paired power is one seed's only.
-  const seeds = (s.replicates?.length ?? 0) > 1;
-  const oneSeed: Block = {
-    kind: 'text',
-    text: `**One seed's paired decision only** (its ${p.n} items, about that seed's two checkpoints; not the design this run decided with):`,
-  };
-  return {
-    id: 'power',
-    heading: seeds ? `What this design can conclude (${s.replicates?.length ?? 0} seeds)` : 'What this design can conclude',
-    blocks: [
-      ...(seeds && s.seed_design_power ? seedDesignPowerBlocks(s.seed_design_power) : []),
-      ...(seeds ? [oneSeed] : []),
-      ...(note ? [note] : []),
-      ...chart(charts, async () => (power.length > 0 ? powerFigure(power, p.margin) : null)),
-      ...rest,
-    ],
-  };
-}
-
 /**
  * The report's sections in protocol order, each only when the run has its data. With `charts` the sections also
  * carry their charts (report.html); without, only what report.md shows, from summary.json alone.
@@ -330,7 +306,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     evaluation(s, charts),
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),
-    designPower(s, charts),
+    designPowerSection(s, charts),
   ];
   return all.filter((x): x is ReportSection => x !== null);
 }

@@ -53,4 +53,5 @@ export {
   type SeedPower,
   type SeedDesignPowerJson,
 } from './seed-power.js';
+export { collapseRateNotRuledOut, collapseWords } from './seed-collapse.js';
 export { holmStepDown, bonferroni, type MultiplicityProcedure, type StepDecision } from './multiplicity.js';

@@ -16,7 +16,8 @@ export interface SeedCriterionDecision {
   readonly margin: number;
   readonly verdict: Verdict;
   readonly halfWidth: number;
-  readonly standardError: number;
+  /** The interval's standard error; null when no variance could be estimated (`fallback.rule` `whole_range`). */
+  readonly standardError: number | null;
   readonly df: number;
   /** The per-seed mean differences, in replicate order. */
   readonly perSeed: readonly number[];
@@ -78,7 +79,7 @@ export function criterionDecision(
     margin: c.margin,
     verdict: criterionVerdict({ lower: iv.lower, upper: iv.upper, margin: c.margin }),
     halfWidth: iv.degenerate === null ? iv.halfWidth : (extremes[1] - extremes[0]) / 2,
-    standardError: iv.degenerate === null ? iv.standardError : 0,
+    standardError: iv.degenerate === null ? iv.standardError : null,
     df: iv.df,
     perSeed: iv.perSeed,
     perSeedDifferenceSd: iv.perSeedDifferenceSd,

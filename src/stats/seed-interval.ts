@@ -86,7 +86,21 @@ function checkRows(rows: unknown): { S: number; n: number; rows: readonly Float6
   return { S: rows.length, n: n as number, rows: rows as Float64Array[] };
 }
 
-/** The two-way mean squares of S rows of n differences (S >= 2). */
+/**
+ * Whether every row holds exactly the same values (`===`, value by value). In exact arithmetic this is MS_seed =
+ * MS_error = 0; the computed mean squares of identical rows are only near 0 (about 1e-33: the grand and item means are
+ * sums of rounded terms), so the identity is what decides (docs/method.md section 5.8, "How M = 0 is tested").
+ */
+export function identicalRows(rows: readonly ArrayLike<number>[]): boolean {
+  const first = rows[0] as ArrayLike<number>;
+  return rows.every((row) => {
+    if (row.length !== first.length) return false;
+    for (let i = 0; i < row.length; i++) if (row[i] !== first[i]) return false;
+    return true;
+  });
+}
+
+/** The two-way mean squares of S rows of n differences (S >= 2); MS_seed and MS_error exactly 0 for identical rows. */
 export function meanSquares(rows: readonly Float64Array[]): MeanSquares {
   const S = rows.length;
   const n = (rows[0] as Float64Array).length;
@@ -111,12 +125,14 @@ export function meanSquares(rows: readonly Float64Array[]): MeanSquares {
     const r = (rowMeans[s] as number) - grand;
     for (let i = 0; i < n; i++) ssError += ((row[i] as number) - r - (colMeans[i] as number)) ** 2;
   });
+  // Identical rows: MS_seed = MS_error = 0 exactly (rounding would leave about 1e-33 and a zero-width interval).
+  const same = identicalRows(rows);
   return {
     grand,
     rowMeans,
-    seed: (n * ssSeed) / (S - 1),
+    seed: same ? 0 : (n * ssSeed) / (S - 1),
     item: n > 1 ? (S * ssItem) / (n - 1) : NaN,
-    error: n > 1 ? ssError / ((S - 1) * (n - 1)) : NaN,
+    error: n > 1 ? (same ? 0 : ssError / ((S - 1) * (n - 1))) : NaN,
   };
 }
 
@@ -131,6 +147,7 @@ function spread(method: SeedMethodName, ms: MeanSquares, S: number, n: number): 
   const error = Number.isNaN(ms.error) ? 0 : ms.error;
   const floored = ms.seed < error;
   const seedTerm = Math.max(ms.seed, error);
+  // M = 0 exactly when the rows are identical (meanSquares tests that identity): no variance, for both methods.
   if (!(seedTerm > 0)) return { se: Number.MAX_VALUE, df: S - 1, floored, degenerate: 'no_variation' };
   // seed_item_t adds the items' sampling variance, (MS_item - MS_error) / (S n) = estimated sigma_b^2 / n (0 when
   // negative), to seed_t's and keeps S - 1 df: the smaller df of the two terms, as in Hsu's conservative solution of the

@@ -77,7 +77,11 @@ export function seedMeansInterval(options: { differences: readonly Float64Array[
   const V = sampleVariance(means, estimate);
   const F = rows.reduce((a, row, s) => a + (row.length > 1 ? sampleVariance(row, means[s] as number) / row.length : 0), 0) / S;
   const [lo, hi] = options.extremes ?? [-Number.MAX_VALUE, Number.MAX_VALUE];
-  const degenerate: SeedDegeneracy | null = Math.max(V, F) > 0 ? null : 'no_variation';
+  // max(V, F) = 0 exactly when every difference of every seed is the same value: tested on the values, since the
+  // computed V and F of such rows are only near 0 (docs/method.md section 5.8, "How M = 0 is tested").
+  const first = (rows[0] as Float64Array)[0];
+  const constant = rows.every((row) => row.every((v: number) => v === first));
+  const degenerate: SeedDegeneracy | null = !constant && Math.max(V, F) > 0 ? null : 'no_variation';
   const se = degenerate === null ? Math.sqrt(Math.max(V, F) / S) : Number.MAX_VALUE;
   const halfWidth = degenerate === null ? studentTUpperQuantile(alpha / (2 * k), S - 1) * se : Number.MAX_VALUE;
   return {
@@ -90,10 +94,10 @@ export function seedMeansInterval(options: { differences: readonly Float64Array[
     standardError: se,
     df: S - 1,
     perSeed: means,
-    perSeedDifferenceSd: Math.sqrt(V),
-    runToRunSd: Math.sqrt(Math.max(0, V - F)),
-    noiseSd: Math.sqrt(F),
-    floored: V < F,
+    perSeedDifferenceSd: constant ? 0 : Math.sqrt(V),
+    runToRunSd: constant ? 0 : Math.sqrt(Math.max(0, V - F)),
+    noiseSd: constant ? 0 : Math.sqrt(F),
+    floored: !constant && V < F,
     degenerate,
   };
 }

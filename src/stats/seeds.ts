@@ -7,6 +7,7 @@ import { parseDecisionRule, type DecisionCriterion, type DecisionRule } from './
 import { criterionDifferences, pairItems, type IndexedItem, type PairedItem } from './items.js';
 import type { DecisionMethodName } from './method-names.js';
 import { criterionDecision, type SeedCriterionDecision, type SeedFallback } from './seed-criterion.js';
+import { collapseRateNotRuledOut } from './seed-collapse.js';
 import { outlyingSeeds } from './seed-outliers.js';
 import { alignItems, checkReplicates, inReplicate } from './seed-replicates.js';
 import { DEFAULT_SEED_METHOD, isSeedMethodName, SEED_METHOD_NAMES, type SeedMethodName } from './seed-method-names.js';
@@ -59,7 +60,8 @@ export interface SeedDecision {
   readonly margin: number;
   /** Validated only if every criterion is, failed if any is. */
   readonly verdict: Verdict;
-  readonly standardError: number;
+  /** Null when no variance could be estimated (`fallback.rule` `whole_range`). */
+  readonly standardError: number | null;
   readonly df: number;
   /** The sample SD of the per-seed differences (first criterion). */
   readonly perSeedDifferenceSd: number;
@@ -76,6 +78,8 @@ export interface SeedDecision {
   readonly fallback: SeedFallback | null;
   /** The seeds whose first-criterion difference is an outlier among the seeds (leave-one-out t, 1% false alarms). */
   readonly outliers: readonly { seed: number; estimate: number; score: number; cutoff: number }[];
+  /** 1 - alpha^(1/S): the per-run collapse rate S seeds cannot rule out at the rule's alpha (docs/method.md section 5.8). */
+  readonly collapseRateNotRuledOut: number;
   readonly perSeed: readonly SeedPart[];
   readonly criteria: readonly SeedCriterionDecision[];
 }
@@ -190,6 +194,7 @@ export function decideAcrossSeeds(options: {
     level: primary.level,
     fallback: primary.fallback,
     outliers: outlyingSeeds(primary.perSeed, primary.noiseSd).map((o) => ({ seed: reps[o.index]?.seed as number, estimate: o.estimate, score: o.score, cutoff: o.cutoff })),
+    collapseRateNotRuledOut: collapseRateNotRuledOut(reps.length, rule.alpha),
     perSeed,
     criteria,
   };
@@ -217,7 +222,8 @@ export interface SeedDecisionJson {
   interval: [number, number];
   margin: number;
   verdict: Verdict;
-  standard_error: number;
+  /** Null when no variance could be estimated (`fallback.rule` `whole_range`), never 0. */
+  standard_error: number | null;
   df: number;
   /** 1 - alpha / k: the level of each interval. */
   level: number;
@@ -232,6 +238,8 @@ export interface SeedDecisionJson {
   fallback: { rule: SeedFallback['rule']; reason: SeedFallback['reason']; text: string } | null;
   /** Seeds whose difference is an outlier among the seeds (leave-one-out t over the others, 1% false alarms). */
   outliers: { seed: number; estimate: number; score: number; cutoff: number }[];
+  /** 1 - alpha^(1/S): the per-run collapse rate S seeds cannot rule out (the verdict assumes no run collapsed). */
+  collapse_rate_not_ruled_out: number;
   criteria: {
     id: string;
     metric: string;
@@ -240,7 +248,7 @@ export interface SeedDecisionJson {
     level: number;
     margin: number;
     verdict: Verdict;
-    standard_error: number;
+    standard_error: number | null;
     df: number;
     per_seed_difference_sd: number;
     run_to_run_sd: number;
@@ -279,6 +287,7 @@ export function seedDecisionJson(d: SeedDecision): SeedDecisionJson {
     item_component_sd: d.itemComponentSd,
     fallback: d.fallback === null ? null : { ...d.fallback },
     outliers: d.outliers.map((o) => ({ ...o })),
+    collapse_rate_not_ruled_out: d.collapseRateNotRuledOut,
     criteria: d.criteria.map((c) => ({
       id: c.id,
       metric: c.metric,

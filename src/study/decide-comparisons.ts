@@ -3,6 +3,7 @@
 // method under Bonferroni; a single-seed run decides each comparison with the paired method under Bonferroni.
 import { decide, type Decision } from '../stats/decision.js';
 import { bonferroni, holmStepDown, type MultiplicityProcedure } from '../stats/multiplicity.js';
+import { collapseRateNotRuledOut } from '../stats/seed-collapse.js';
 import { decideAcrossSeeds, type SeedDecision } from '../stats/seeds.js';
 import type { PairedItem } from '../stats/items.js';
 import type { Verdict } from '../stats/verdict.js';
@@ -44,17 +45,21 @@ export interface ComparisonJson {
   n: number;
   /** The interval's level: 1 - alpha (alpha already divided by the procedure). */
   level: number;
-  /** Several seeds: the standard error and degrees of freedom of the seed-level interval. */
-  standard_error?: number;
+  /** Several seeds: the standard error and degrees of freedom of the seed-level interval (standard error null when no variance could be estimated). */
+  standard_error?: number | null;
   df?: number;
   /** Several seeds: the SD of the per-seed differences (what the data show, item noise included). */
   per_seed_difference_sd?: number;
   /** Several seeds: the run-to-run SD estimate, item noise taken out (what `plan --between-seed-sd` takes). */
   run_to_run_sd?: number;
+  /** Several seeds: the SD over items of an item's expected difference (what `plan --item-sd` takes; `plan --from-decision`). */
+  item_component_sd?: number;
   /** Several seeds: the seed-level fallback when no t interval could be made (docs/method.md section 5.8), else null. */
   fallback?: { rule: string; reason: string; text: string } | null;
   /** Several seeds: seeds flagged as outlying (leave-one-out t, docs/method.md section 5.8). */
   outliers?: { seed: number; estimate: number; score: number; cutoff: number }[];
+  /** Several seeds: 1 - alpha^(1/S), the per-run collapse rate S seeds cannot rule out (docs/method.md section 5.8). */
+  collapse_rate_not_ruled_out?: number;
   per_seed: ComparisonSeedJson[];
 }
 
@@ -120,7 +125,8 @@ export function decideComparisons(spec: StudySpec, seeds: readonly number[], row
     out = holmStepDown(K, rule.alpha, decideAt).map(({ decision: d, alpha, round }, i) => {
       const c = list[i] as StudyComparison;
       return { ...head(c), estimate: d.estimate, interval: [d.interval[0], d.interval[1]], verdict: d.verdict, method: d.method, alpha, level: d.level, round, seeds: d.seeds, n: d.n, standard_error: d.standardError, df: d.df,
-        per_seed_difference_sd: d.perSeedDifferenceSd, run_to_run_sd: d.runToRunSd, fallback: d.fallback === null ? null : { ...d.fallback }, outliers: d.outliers.map((o) => ({ ...o })), per_seed: perSeed(c) };
+        per_seed_difference_sd: d.perSeedDifferenceSd, run_to_run_sd: d.runToRunSd, item_component_sd: d.itemComponentSd, fallback: d.fallback === null ? null : { ...d.fallback }, outliers: d.outliers.map((o) => ({ ...o })),
+        collapse_rate_not_ruled_out: collapseRateNotRuledOut(d.seeds, rule.alpha), per_seed: perSeed(c) };
     });
   } else {
     const decideAt = (i: number, alpha: number): Decision => {

@@ -27,6 +27,8 @@ describe('decision across seeds section', () => {
     const md = sectionMarkdown(section).join('\n');
     expect(md).toContain(`## Decision across seeds: ${d.verdict}`);
     expect(md).toContain(`[${d.interval[0].toFixed(4)}`);
+    // Beside the verdict, the collapse rate 3 seeds cannot rule out (1 - 0.05^(1/3) = 0.63).
+    expect(md).toContain('Collapse: 3 seeds cannot rule out a collapse rate up to 0.63 per run');
     expect(md.split('\n').filter((l) => /^\| [0-2] \|/.test(l))).toHaveLength(3);
     const html = (await Promise.all(section.blocks.map(blockHtml))).join('');
     expect(html).toContain('aria-label="Treatment minus baseline per seed and across seeds"');

@@ -11,6 +11,7 @@ import { num, plural, signed, table } from '../format.js';
 import { CliUsageError, type CliIo } from '../core.js';
 import { displayName, inputError, readJsonl, STDIO, type Row } from '../io.js';
 import { readPredictions, type Arm } from '../predictions.js';
+import { collapseWords } from '../../stats/seed-collapse.js';
 
 /** One line of the replicates file, read: its row and both arms' files. */
 interface ReplicateLine {
@@ -157,6 +158,7 @@ export function seedDecisionText(d: SeedDecision): string {
     `\nacross seeds (${level} intervals${d.comparisons > 1 ? `: 1 - alpha/${d.comparisons}` : ''}):\n\n` +
     table(['criterion', 'metric', 'estimate', 'interval', 'df', 'margin', 'verdict'], criteria) +
     `\nverdict: ${d.verdict}\n` +
+    `collapse: ${collapseWords(d.seeds, d.alpha)}\n` +
     `scope: ${scopeWords(d)}\n`
   );
 }

@@ -16,6 +16,10 @@ export interface ComparisonPlanJson {
   kind: string;
   margin: number;
   effect: number;
+  /** The run-to-run SD this comparison is planned at (--between-seed-sd, or its own from a K-arm --from-decision). */
+  seed_sd: number;
+  /** The item SD this comparison is planned at. */
+  item_sd: number;
   /** The two-sided level each interval is planned at: alpha / K (Bonferroni; Holm's first round). */
   alpha: number;
   p_validated: number;
@@ -64,13 +68,23 @@ export function comparisonsPlan(
   for (const id of Object.keys(o.comparisonEffect ?? {})) {
     if (!o.comparisons.some((c) => c.id === id)) throw new CliUsageError(`--comparison-effect ${id}: no comparison of decision_rule.comparisons has that id (${o.comparisons.map((c) => c.id).join(', ')})`);
   }
+  const fromDecision = o.comparisonSd;
+  if (fromDecision !== undefined) {
+    const missing = o.comparisons.filter((c) => fromDecision[c.id] === undefined).map((c) => c.id);
+    if (missing.length > 0) {
+      throw new CliUsageError(`--from-decision: the decision has no comparison ${missing.map((id) => `"${id}"`).join(', ')} of the spec (it has ${Object.keys(fromDecision).join(', ')}): give the spec the decision was made with`);
+    }
+  }
   let first: SeedDesignPowerJson | undefined;
   const rows = o.comparisons.map((c): ComparisonPlanJson => {
     const effect = o.comparisonEffect?.[c.id] ?? o.effect ?? 0;
-    const p = seedPlan({ ...o, effect, rule: comparisonRule(o.rule, c, o.rule.alpha / K) }) as SeedDesignPowerJson;
+    // From a K-arm decision each comparison is planned at its own run-to-run SD (and item SD unless --item-sd is given).
+    const own = fromDecision?.[c.id];
+    const sds = own === undefined ? {} : { betweenSeedSd: own.seedSd, itemSd: o.itemSd ?? own.itemSd };
+    const p = seedPlan({ ...o, ...sds, effect, rule: comparisonRule(o.rule, c, o.rule.alpha / K) }) as SeedDesignPowerJson;
     first ??= p;
     const { id, treatment, reference, kind, margin } = c;
-    return { id, treatment, reference, kind, margin, effect, alpha: o.rule.alpha / K, p_validated: p.p_validated, p_failed: p.p_failed, mc_error: p.mc_error, n_for_80_percent_power: p.n_for_80_percent_power, seeds_for_80_percent_power: p.seeds_for_80_percent_power };
+    return { id, treatment, reference, kind, margin, effect, seed_sd: p.seed_sd, item_sd: p.item_sd, alpha: o.rule.alpha / K, p_validated: p.p_validated, p_failed: p.p_failed, mc_error: p.mc_error, n_for_80_percent_power: p.n_for_80_percent_power, seeds_for_80_percent_power: p.seeds_for_80_percent_power };
   });
   const f = first as SeedDesignPowerJson;
   return {
@@ -97,6 +111,7 @@ export function comparisonsPlanText(p: ComparisonsPlanJson): string {
     c.kind,
     signed(c.margin),
     signed(c.effect),
+    num(c.seed_sd),
     pm(c.p_validated, c.mc_error.p_validated),
     pm(c.p_failed, c.mc_error.p_failed),
     c.n_for_80_percent_power === null ? 'not below 100000' : String(c.n_for_80_percent_power),
@@ -104,8 +119,9 @@ export function comparisonsPlanText(p: ComparisonsPlanJson): string {
   ]);
   return (
     `power of ${p.comparisons.length} comparisons across S = ${p.seeds} seeds x n = ${p.n} items (${p.method}), family-wise alpha ${p.alpha} by Holm's step-down,\n` +
-    `each planned at alpha/${p.comparisons.length} = ${num(p.alpha / p.comparisons.length)} (Bonferroni: a lower bound of its power under Holm); between-seed SD ${num(p.seed_sd)}, item SD ${num(p.item_sd)}, ` +
+    `each planned at alpha/${p.comparisons.length} = ${num(p.alpha / p.comparisons.length)} (Bonferroni: a lower bound of its power under Holm); ` +
+    (p.comparisons.every((c) => c.seed_sd === p.seed_sd && c.item_sd === p.item_sd) ? `between-seed SD ${num(p.seed_sd)}, item SD ${num(p.item_sd)}, ` : "each comparison's own between-seed SD (the decision's run_to_run_sd) and item SD, ") +
     `discordance D = ${num(p.discordance.value)} (${p.discordance.source}); by simulation of the normal crossed model (docs/method.md sections 5.9-5.10):\n\n` +
-    table(['comparison', 'difference', 'kind', 'margin', 'true difference', 'P(validated)', 'P(failed)', `n for 80% at ${p.seeds} seeds`, `seeds for 80% at ${p.n} items`], rows)
+    table(['comparison', 'difference', 'kind', 'margin', 'true difference', 'between-seed SD', 'P(validated)', 'P(failed)', `n for 80% at ${p.seeds} seeds`, `seeds for 80% at ${p.n} items`], rows)
   );
 }

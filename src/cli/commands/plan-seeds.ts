@@ -16,6 +16,8 @@ export interface SeedPlanOptions {
   effect?: number;
   seedMethod?: SeedMethodName;
   fromDecision?: string;
+  /** From a K-arm decision (`--from-decision`): each comparison's run-to-run SD and item SD, by comparison id. */
+  comparisonSd?: Readonly<Record<string, { seedSd: number; itemSd?: number }>>;
 }
 
 /** A number field of a decision's JSON, when it is one. */
@@ -35,6 +37,8 @@ export async function applyFromDecision(o: SeedPlanOptions, io: CliIo): Promise<
   if (o.fromDecision === undefined) return o;
   if (o.betweenSeedSd !== undefined) throw new CliUsageError('give --between-seed-sd X or --from-decision FILE (its run-to-run SD), not both');
   const raw = await readJson(o.fromDecision, io, '--from-decision');
+  const list = (raw as { comparisons?: unknown } | null)?.comparisons;
+  if (Array.isArray(list)) return fromComparisons(o, list, o.fromDecision);
   const d = field(raw, 'run_to_run_sd') !== undefined || field(raw, 'seed_component_sd') !== undefined ? raw : (raw as { decision?: unknown } | null)?.decision;
   const sd = field(d, 'run_to_run_sd') ?? field(d, 'seed_component_sd');
   if (sd === undefined) {
@@ -43,6 +47,31 @@ export async function applyFromDecision(o: SeedPlanOptions, io: CliIo): Promise<
   const itemSd = o.itemSd ?? field(d, 'item_component_sd');
   const seeds = o.seeds ?? field(d, 'seeds');
   return { ...o, betweenSeedSd: sd, ...(itemSd === undefined ? {} : { itemSd }), ...(seeds === undefined ? {} : { seeds }) };
+}
+
+/**
+ * A K-arm decision (decision.json or summary.json with `comparisons`): each comparison's run-to-run SD (and item SD
+ * when recorded) by id, and the seed count unless --seeds is given (docs/method.md section 5.10).
+ *
+ * @throws {CliUsageError} a comparison without an id or a run-to-run SD (a one-seed run has none), naming its index.
+ */
+function fromComparisons(o: SeedPlanOptions, list: readonly unknown[], file: string): SeedPlanOptions {
+  const name = displayName(file);
+  if (list.length === 0) throw new CliUsageError(`--from-decision ${name}: comparisons is empty`);
+  const comparisonSd: Record<string, { seedSd: number; itemSd?: number }> = {};
+  list.forEach((c, i) => {
+    const id = typeof c === 'object' && c !== null ? (c as { id?: unknown }).id : undefined;
+    const sd = field(c, 'run_to_run_sd');
+    if (typeof id !== 'string' || sd === undefined) {
+      throw new CliUsageError(
+        `--from-decision ${name}: comparisons[${i}] has no ${typeof id === 'string' ? `run_to_run_sd (comparison "${id}": a run with one seed has no run-to-run SD)` : 'id'}: give the decision.json of a K-arm study run with several seeds`,
+      );
+    }
+    const itemSd = field(c, 'item_component_sd');
+    comparisonSd[id] = { seedSd: sd, ...(itemSd === undefined ? {} : { itemSd }) };
+  });
+  const seeds = o.seeds ?? field(list[0], 'seeds');
+  return { ...o, comparisonSd, ...(seeds === undefined ? {} : { seeds }) };
 }
 
 /** Parser for an SD in [0, 1). */

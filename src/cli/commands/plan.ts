@@ -247,6 +247,9 @@ async function run(given: PlanOptions, io: CliIo): Promise<void> {
       return;
     }
     if (options.comparisonEffect !== undefined) throw new CliUsageError('--comparison-effect needs a spec with decision_rule.comparisons');
+    if (options.comparisonSd !== undefined) {
+      throw new CliUsageError(`--from-decision ${options.fromDecision ?? ''}: a K-arm decision (comparisons ${Object.keys(options.comparisonSd).join(', ')}): give --spec the spec with those decision_rule.comparisons`);
+    }
     const p = seedPlan({ ...options, rule, n, discordance, controlAccuracy });
     if (p === null) throw new CliUsageError('--seeds: no criterion compares 0/1 outcomes (bounds [0, 1], weights (1, -1) or (-1, 1)), so there is no seed-level power');
     io.stdout.write(options.json === true ? JSON.stringify(p, null, 2) + '\n' : seedPlanText(p));

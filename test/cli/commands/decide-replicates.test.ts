@@ -42,6 +42,22 @@ describe('rl-adv decide --replicates', () => {
     expect(json.method).toBe('seed_item_t');
     expect(json.seeds).toBe(4);
     expect(json.per_seed.map((p: { seed: number }) => p.seed)).toEqual(SEEDS);
+    // Beside the verdict: the collapse rate 4 seeds cannot rule out, 1 - 0.05^(1/4) (docs/method.md section 5.8).
+    expect(json.collapse_rate_not_ruled_out).toBeCloseTo(1 - 0.05 ** (1 / 4), 15);
+  });
+
+  it('identical seeds (every seed the same eval files, as a seed that changes nothing gives): no interval, no verdict, standard error null', async () => {
+    const same = Array.from({ length: 6 }, (_, seed) => ({ seed, treatment: 'gs1-seed0.jsonl', baseline: 'grpo-seed0.jsonl' }));
+    writeJsonl(dir, 'same.jsonl', same);
+    for (const method of ['seed_item_t', 'seed_t']) {
+      const run = await rlAdv(['decide', '--spec', specPath, '--replicates', join(dir, 'same.jsonl'), '--seed-method', method, '--json']);
+      expect(run.code).toBe(0);
+      const json = JSON.parse(run.stdout);
+      expect([json.verdict, json.interval, json.standard_error, json.fallback?.reason]).toEqual(['inconclusive', [-1, 1], null, 'no_variation']);
+    }
+    const text = await rlAdv(['decide', '--spec', specPath, '--replicates', join(dir, 'same.jsonl')]);
+    expect(text.stdout).toContain('NO INTERVAL: no variance can be estimated');
+    expect(text.stdout).toContain('collapse: 6 seeds cannot rule out a collapse rate up to 0.39 per run');
   });
 
   it('--seed-method seed_t, and the readable form shows every seed and the answer across seeds', async () => {
@@ -53,6 +69,7 @@ describe('rl-adv decide --replicates', () => {
     expect(text.stdout).toContain('decision across 4 seeds x 300 paired items: seed_item_t');
     for (const p of d.per_seed) expect(text.stdout).toMatch(new RegExp(`^\\s*${p.seed}\\s+300\\s`, 'm'));
     expect(text.stdout).toContain(`verdict: ${d.verdict}`);
+    expect(text.stdout).toContain('collapse: 4 seeds cannot rule out a collapse rate up to 0.53 per run');
   });
 
   const fails = async (rows: unknown[] | string, extra: string[] = []) => {
