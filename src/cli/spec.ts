@@ -1,13 +1,12 @@
 // Reading a study spec for a CLI command: every problem is reported with the file, the line and the
 // JSON path of the field.
 import { GATE_METRIC_NAMES } from '../study/gate-metrics.js';
-import { loadStudySpec, StudySpecError, type StudySpec } from '../study/spec.js';
+import { loadStudySpec, SPEC_FILE_MAX_BYTES, StudySpecError, type StudySpec } from '../study/spec.js';
 import { didYouMean } from './suggest.js';
 import { inputError, lineOfPath, parseJson, readText } from './io.js';
 import { CliUsageError, type CliIo } from './core.js';
 
-/** The largest spec file read: 16 MiB (a spec is a page of JSON; checked before reading, with the file's kind). */
-export const SPEC_FILE_MAX_BYTES = 16 * 1024 * 1024;
+export { SPEC_FILE_MAX_BYTES } from '../study/spec.js';
 
 /**
  * Reads and validates `--spec FILE` (`loadStudySpec`).

@@ -3,8 +3,27 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RlAdvantagesError } from '../errors.js';
+import { BoundedReadError, readBoundedFile, sizeWords } from '../internal/bounded-read.js';
 import { registerEstimator } from './catalogue.js';
 import type { UserEstimatorDescriptor } from './descriptor.js';
+
+/** The largest estimator module imported: 16 MiB (checked before the import, with the file's kind). */
+export const ESTIMATOR_MODULE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Refuses a module path that is a FIFO, a device, a folder or a file over {@link ESTIMATOR_MODULE_MAX_BYTES} before
+ * `import()` opens it (which would block on a FIFO and read /dev/zero without end). A missing or unreadable file is
+ * left to the import, whose message names it.
+ */
+function refuseSpecialModule(path: string, field: string): void {
+  try {
+    readBoundedFile(path, ESTIMATOR_MODULE_MAX_BYTES);
+  } catch (error) {
+    if (!(error instanceof BoundedReadError) || error.reason === 'unreadable') return;
+    const limit = error.reason === 'too_large' ? ` (modules are read up to ${sizeWords(ESTIMATOR_MODULE_MAX_BYTES)})` : '';
+    throw new RlAdvantagesError(`${field} ${error.message}${limit}: an estimator module must be a regular file (an ES module)`, { code: 'bad_module', field });
+  }
+}
 
 /** Modules already loaded (absolute path -> the names they registered): loading one again registers nothing. */
 const LOADED = new Map<string, readonly string[]>();
@@ -15,7 +34,8 @@ const LOADED = new Map<string, readonly string[]>();
  *
  * @param file - the module's path, relative to `baseDir` (default: the current directory).
  * @returns the base names it registered.
- * @throws {@link RlAdvantagesError} `bad_module` when the file cannot be imported or has no descriptor as its
+ * @throws {@link RlAdvantagesError} `bad_module` when the file is a FIFO, a device, a folder or over 16 MiB (refused
+ *   before the import, which would block or read without end), cannot be imported, or has no descriptor as its
  *   default export; `bad_descriptor` / `duplicate_estimator` (message prefixed with the file) for a bad descriptor.
  * @example
  * ```ts
@@ -30,6 +50,7 @@ export async function loadEstimatorModule(file: string, baseDir: string = proces
   const path = isAbsolute(file) ? file : resolve(baseDir, file);
   const done = LOADED.get(path);
   if (done !== undefined) return done;
+  refuseSpecialModule(path, field);
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };

@@ -20,17 +20,21 @@ export function sizeWords(bytes: number): string {
 /**
  * The bytes of the regular file `path` (symbolic links followed), refused before reading when it is not a regular
  * file (a device, a FIFO, a folder) or is larger than `maxBytes`; a file that grows past `maxBytes` while read is
- * refused too. Opened non-blocking, so a FIFO never blocks the open.
+ * refused too. Opened non-blocking, so a FIFO never blocks the open. With `followLinks: false` a symbolic link is
+ * refused too (opened with O_NOFOLLOW: a lock file that links to /dev/zero is never read through).
  *
- * @throws {@link BoundedReadError} naming the path: `not_regular`, `too_large` (with the limit), `unreadable`.
+ * @throws {@link BoundedReadError} naming the path: `not_regular` (a symbolic link too, without `followLinks`),
+ *   `too_large` (with the limit), `unreadable` (the system error is its `cause`: ENOENT for a missing file).
  * @example
  * const bytes = readBoundedFile('kernel.json', 256 * 1024 * 1024);
  */
-export function readBoundedFile(path: string, maxBytes: number): Buffer {
+export function readBoundedFile(path: string, maxBytes: number, options: { readonly followLinks?: boolean } = {}): Buffer {
   let fd: number;
+  const noFollow = options.followLinks === false ? (constants.O_NOFOLLOW ?? 0) : 0;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | noFollow);
   } catch (error) {
+    if (noFollow !== 0 && (error as NodeJS.ErrnoException).code === 'ELOOP') throw new BoundedReadError('not_regular', `${path} is a symbolic link, not a regular file`, error);
     throw new BoundedReadError('unreadable', `cannot read ${path}: ${(error as Error).message}`, error);
   }
   try {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { BoundedReadError, readBoundedFile } from './bounded-read.js';
 import { writeTempBeside } from './durable-write.js';
 
 /** The name of the lock file in a locked folder. */
@@ -66,11 +67,59 @@ export function ownerAlive(owner: LockOwner): boolean {
   return start === null || start === owner.start;
 }
 
-/** The lock file's owner, or undefined when it is gone or unreadable (a lock is always written whole, so rarely). */
+/** The most bytes of a lock file read: rl-adv's own are about 200 bytes. */
+export const LOCK_MAX_BYTES = 64 * 1024;
+
+/** A lock file that is not one rl-adv wrote (code `EBADLOCK`): `why` says what it is instead. */
+export class BadLockError extends Error {
+  readonly code = 'EBADLOCK';
+  readonly why: string;
+  /** True when it is a file of the lock's form whose pid no rl-adv process can have (<= 1, not an integer). */
+  readonly malformed: boolean;
+  constructor(file: string, why: string, malformed = false) {
+    super(`${file} is not a lock file rl-adv wrote: ${why}`);
+    this.why = why;
+    this.malformed = malformed;
+  }
+}
+
+/** Whether `pid` can be the pid of a process holding a lock: an integer > 1 (never 0, -1 or init, which `kill` would hit). */
+export function lockablePid(pid: unknown): pid is number {
+  return typeof pid === 'number' && Number.isInteger(pid) && pid > 1;
+}
+
+/**
+ * The lock file's owner, or undefined when it is gone or not (yet) a whole lock (a lock is always written whole, so
+ * rarely). Opened without following a link, non-blocking, regular files only, at most {@link LOCK_MAX_BYTES}: a FIFO
+ * never blocks and a link to /dev/zero is never read.
+ *
+ * @throws {@link BadLockError} when the lock file is a symbolic link, not a regular file, too large, or names a pid
+ *   no process can hold a lock with (<= 1, not an integer).
+ */
 export function readOwner(file: string): LockOwner | undefined {
+  let text: string;
   try {
-    const owner = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
-    return typeof owner.pid === 'number' && typeof owner.token === 'string' ? owner : undefined;
+    text = readBoundedFile(file, LOCK_MAX_BYTES, { followLinks: false }).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof BoundedReadError) || error.reason === 'unreadable') return undefined;
+    // "FILE is a FIFO (named pipe), not a regular file" -> "it is a FIFO ...": the caller names the file.
+    throw new BadLockError(file, error.message.startsWith(file) ? `it${error.message.slice(file.length)}` : error.message);
+  }
+  let owner: Partial<LockOwner> | null;
+  try {
+    owner = JSON.parse(text) as Partial<LockOwner> | null;
+  } catch {
+    return undefined;
+  }
+  if (typeof owner !== 'object' || owner === null || typeof owner.token !== 'string' || !('pid' in owner)) return undefined;
+  if (!lockablePid(owner.pid)) throw new BadLockError(file, `it names pid ${JSON.stringify(owner.pid)}, which no rl-adv process can have (a pid is an integer > 1)`, true);
+  return owner as LockOwner;
+}
+
+/** {@link readOwner}'s token, or undefined when the file is gone or is not rl-adv's lock (never thrown: for release). */
+function tokenOf(file: string): string | undefined {
+  try {
+    return readOwner(file)?.token;
   } catch {
     return undefined;
   }
@@ -125,7 +174,7 @@ function take(file: string, temp: string, depth = 0): LockOwner | undefined {
   }
   const last = readOwner(file);
   // rl-adv writes a lock whole; one that stays unreadable was written by something else: never assume it is free.
-  if (last === undefined) throw Object.assign(new Error(`${file} is not a lock file rl-adv wrote`), { code: 'EBADLOCK' });
+  if (last === undefined) throw new BadLockError(file, 'it does not parse as a lock (JSON with pid and token)');
   return last;
 }
 
@@ -134,8 +183,8 @@ function take(file: string, temp: string, depth = 0): LockOwner | undefined {
  *
  * @param command - what holds it, recorded for the message another process prints (e.g. `rl-adv study`).
  * @returns the held lock, or `{ heldBy }` when a live process holds it.
- * @throws the system error when the folder cannot be written; an error of code `EBADLOCK` when the lock file stays
- *   unreadable (not written by rl-adv).
+ * @throws the system error when the folder cannot be written; {@link BadLockError} (code `EBADLOCK`) when the lock
+ *   file stays unreadable, is a symbolic link or not a regular file, or names a pid <= 1 (not written by rl-adv).
  * @example
  * ```ts
  * const lock = lockFolder('runs/a', 'rl-adv study');
@@ -163,7 +212,7 @@ export function lockFolder(folder: string, command: string): FolderLock | { held
   if (heldBy !== undefined) return { heldBy };
   const release = (): void => {
     HELD.delete(release);
-    if (readOwner(file)?.token === owner.token) unlinkQuietly(file);
+    if (tokenOf(file) === owner.token) unlinkQuietly(file);
   };
   HELD.add(release);
   if (!exitHooked) {

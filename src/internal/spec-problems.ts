@@ -1,6 +1,7 @@
 // Collecting a spec's problems: every problem with its JSON path, reported at once (StudySpecError), and the
 // small checks the spec's sections share. src/study/spec.ts validates the sections with them.
 import { RlAdvantagesError } from '../errors.js';
+import { pathPartProblem } from './path-parts.js';
 import { describe } from './validate.js';
 
 /** One problem found in a spec: where it is (a JSON path such as `arms[1].advantage`) and what is wrong. */
@@ -91,4 +92,17 @@ export function optionalInteger(p: Problems, path: string, value: unknown, min: 
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
     p.add(path, `must be an integer >= ${min}, got ${describe(value)}`);
   }
+}
+
+/**
+ * The value if it is a string that can be one part of a path (an arm name, a comparison id: they name folders and
+ * files of a run; {@link pathPartProblem}), else a problem at `path`.
+ */
+export function pathPartName(p: Problems, path: string, value: unknown): string | undefined {
+  const name = nonEmptyString(p, path, value);
+  if (name === undefined) return undefined;
+  const problem = pathPartProblem(name);
+  if (problem === undefined) return name;
+  p.add(path, problem);
+  return undefined;
 }

@@ -2,12 +2,12 @@
 // replicated. The starting policy, preflight, calibration, pilot and gate are about the starting policy and run once;
 // each seed s trains both arms with RL seed s on the data order of seed s (the calibration tasks left out, so no
 // seed trains on the gate's set), in RUN/seeds/<s>/. One seed (or none named) keeps the single-run layout.
-import path from 'node:path';
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import type { StudyBackend, StudyContext } from './backends/types.js';
 import type { StudySpec } from './spec.js';
 import { studyOrder } from './task-sets.js';
 import { CALIBRATION_TASKS } from './summary.js';
+import { pathUnder } from '../internal/path-parts.js';
 
 /**
  * The replicated seeds of a spec (decision_rule.seeds with two or more), else null (a single run).
@@ -24,7 +24,7 @@ export function replicateSeeds(spec: StudySpec): readonly number[] | null {
 
 /** Where a seed's arms and evals go: RUN/seeds/<seed> (a replicated run), else RUN itself. */
 export function seedRoot(dir: string, seed: number | null): string {
-  return seed === null ? dir : path.join(dir, 'seeds', String(seed));
+  return seed === null ? dir : pathUnder(dir, 'seeds', String(seed));
 }
 
 /**

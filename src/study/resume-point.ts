@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { StudyArm } from './spec.js';
 import { OPTIONAL_PHASES, PILOT_STEPS, STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
+import { pathUnder } from '../internal/path-parts.js';
 
 function loggedSteps(file: string): number {
   if (!existsSync(file)) return 0;
@@ -12,7 +13,7 @@ function loggedSteps(file: string): number {
 
 /** `grpo_g8 seeds 0, 3 done, seed 7 at step 44 of 60, seed 9 at step 0 of 60`: where each seed of an arm is. */
 function seededArmPoint(dir: string, arm: StudyArm, total: number, seeds: readonly number[]): string {
-  const steps = seeds.map((seed) => ({ seed, step: loggedSteps(path.join(dir, 'seeds', String(seed), 'arms', arm.name, 'advantages.jsonl')) }));
+  const steps = seeds.map((seed) => ({ seed, step: loggedSteps(pathUnder(dir, 'seeds', String(seed), 'arms', arm.name, 'advantages.jsonl')) }));
   const done = steps.filter((s) => s.step >= total).map((s) => s.seed);
   const parts = done.length > 0 ? [`seed${done.length > 1 ? 's' : ''} ${done.join(', ')} done`] : [];
   for (const s of steps) if (s.step < total) parts.push(`seed ${s.seed} at step ${s.step} of ${total}`);
@@ -46,7 +47,7 @@ export function describeResumePoint(
   if (next === 'arms' && seeds !== null) {
     where = ` (${arms.map((arm) => seededArmPoint(dir, arm, stepsOf(arm), seeds)).join('; ')})`;
   } else if (next === 'pilot' || next === 'arms') {
-    const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(path.join(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
+    const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(pathUnder(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
     where = ` (${steps.join(', ')})`;
   } else if (next === 'tuning') {
     // The tuning phase reuses what an interrupted attempt wrote.

@@ -2,18 +2,19 @@
 // "Adopting a tuned kernel"). The revision sets the treatment arm's advantage to `kernel:PATH`, raises `version`,
 // and records why, when, and what the kernel was tuned on; it refuses a kernel whose tuning data share a task
 // (by id or by prompt) with the gate's calibration set, and it never touches the gate or any other field.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import { describe } from '../internal/validate.js';
 import { KERNEL_FILE_FORMAT, KERNEL_FILE_VERSION } from '../kernels/kernel-file.js';
+import { KERNEL_FILE_MAX_BYTES } from '../kernels/resolve.js';
 import { writeFileAtomic } from './backends/files.js';
 import { createFileDurable } from '../internal/durable-write.js';
 import { studyArms } from './setup.js';
-import { loadStudySpec } from './spec.js';
+import { loadStudySpec, SPEC_FILE_MAX_BYTES } from './spec.js';
 import { gateCalibrationTasks } from './task-sets.js';
-import { plainReason, usage } from './usage.js';
+import { readUserFile, usage } from './usage.js';
 import { sha256Hex } from '../internal/sha256.js';
 import { isObject } from '../internal/spec-problems.js';
 
@@ -74,13 +75,6 @@ function kernelError(file: string, field: string, message: string): RlAdvantages
   return new RlAdvantagesError(`--kernel ${file}: field "${field}" ${message}`, { code: 'invalid_kernel', field });
 }
 
-function readBytes(file: string, flag: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw usage(`${flag} ${file} cannot be read: ${plainReason(error)}`, 'file_not_found');
-  }
-}
 
 /** The parts of a kernel file a revision reads, validated. */
 interface KernelFacts {
@@ -163,7 +157,8 @@ function kernelAdvantage(kernelPath: string, outPath: string): string {
  * @throws {RlAdvantagesError} `kernel_saw_gate_tasks` when any of the kernel's `provenance.tuning_tasks` shares a
  *   task id or a prompt (sha256) with the gate's calibration set of the spec on `train` (the last 64 tasks of its
  *   data order, as the calibration phase takes them); `invalid_kernel` / `bad_json` for a kernel file without the
- *   fields read; `invalid_spec` for an invalid spec; `file_not_found` for an unreadable file.
+ *   fields read; `invalid_spec` for an invalid spec; `file_not_found` for an unreadable file; `not_regular_file` for
+ *   a FIFO, a device or a folder and `file_too_large` for a spec over 16 MiB or a kernel over 256 MiB (read bounded).
  * @example
  * ```ts
  * const { train } = loadStudyQuestions({ ... });
@@ -172,8 +167,8 @@ function kernelAdvantage(kernelPath: string, outPath: string): string {
  * ```
  */
 export function reviseStudySpec(options: ReviseOptions): RevisedSpec {
-  const specBytes = readBytes(options.specPath, '--spec');
-  const kernelBytes = readBytes(options.kernelPath, '--kernel');
+  const specBytes = readUserFile(options.specPath, '--spec', SPEC_FILE_MAX_BYTES);
+  const kernelBytes = readUserFile(options.kernelPath, '--kernel', KERNEL_FILE_MAX_BYTES);
   const spec = loadStudySpec(specBytes.toString('utf8'));
   const facts = kernelFacts(kernelBytes.toString('utf8'), options.kernelPath);
   refuseGateOverlap(facts, gateCalibrationTasks(spec, options.train), options.kernelPath);

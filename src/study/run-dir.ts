@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, stat
 import path from 'node:path';
 import { RlAdvantagesIoError } from '../errors.js';
 import { IO_ERRNOS, TEMP_NAME, ioError } from '../internal/durable-write.js';
-import { LOCK_FILE, lockFolder, pidAlive, type FolderLock, type LockOwner } from '../internal/folder-lock.js';
+import { BadLockError, LOCK_FILE, lockablePid, lockFolder, pidAlive, type FolderLock, type LockOwner } from '../internal/folder-lock.js';
 import { readJson, writeJsonAtomic } from './backends/files.js';
 import { plainReason, usage } from './usage.js';
 
@@ -57,8 +57,20 @@ function folderError(what: string, dir: string, error: unknown): Error {
   return usage(`${what}: ${plainReason(error)}`, 'bad_out_dir');
 }
 
+/**
+ * The message for a lock file rl-adv did not write (a link, a FIFO, a device, a folder, a file too large or not a
+ * lock) or a malformed one (a pid <= 1): never advice to signal a pid, only how to remove the file.
+ */
+function badLock(shown: string, flag: string, why: string, malformed: boolean): Error {
+  const file = path.join(shown, LOCK_FILE);
+  const what = malformed ? `a malformed lock file ${file} (${why})` : `a lock file ${file} that rl-adv cannot read (${why})`;
+  return usage(`${flag}${shown} has ${what}: if no rl-adv process uses the folder, remove it (rm ${file}) and run the command again`, 'run_dir_locked');
+}
+
 /** The message for a run folder another live process holds. */
 function inUse(shown: string, owner: LockOwner, flag: string): Error {
+  // readOwner refuses such a pid; a `kill` of 0, -1 or 1 would signal a group, every process or init.
+  if (!lockablePid(owner.pid)) return badLock(shown, flag, `it names pid ${JSON.stringify(owner.pid)}, which no rl-adv process can have (a pid is an integer > 1)`, true);
   const who = `${owner.command} (pid ${owner.pid} on ${owner.host}, since ${owner.since})`;
   return usage(
     `${flag}${shown} is in use by ${who}: two processes never write one run. Wait for it to end, or stop it ` +
@@ -82,9 +94,7 @@ export function lockRunDir(dir: string, shown = dir, command = 'rl-adv study', f
   } catch (error) {
     if (error instanceof RlAdvantagesIoError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EBADLOCK') {
-      throw usage(`${flag}${shown} has a lock file ${path.join(shown, LOCK_FILE)} that rl-adv cannot read: if no rl-adv process uses the folder, remove it`, 'run_dir_locked');
-    }
+    if (error instanceof BadLockError) throw badLock(shown, flag, error.why, error.malformed);
     if (code !== undefined && IO_ERRNOS.has(code)) throw ioError(path.join(dir, LOCK_FILE), error);
     throw usage(`${flag}${shown} is not writable: ${plainReason(error)}`, 'bad_out_dir');
   }

@@ -1,7 +1,6 @@
 // The inputs of a study run, checked before the run folder is touched: the options, the spec and its two arms,
 // the run's identity (run.json) and a fresh summary.json.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadEstimatorModule } from '../estimators/module.js';
 import { RlAdvantagesError } from '../errors.js';
@@ -9,9 +8,10 @@ import { VERSION } from '../version.js';
 import type { StudyQuestions } from './load-questions.js';
 import type { StudyOptions } from './options.js';
 import { isKernelAdvantage } from './gate-metrics.js';
-import { loadStudySpec, type StudyArm, type StudySpec } from './spec.js';
+import { loadStudySpec, SPEC_FILE_MAX_BYTES, type StudyArm, type StudySpec } from './spec.js';
 import { STUDY_CALIBRATION, TUNING_TASKS, type StudySummary } from './summary.js';
-import { plainReason, usage } from './usage.js';
+import { readUserFile, usage } from './usage.js';
+import { readBoundedFile } from '../internal/bounded-read.js';
 
 /** run.json: what must match for --resume to continue a run. */
 export type RunIdentity = {
@@ -58,7 +58,7 @@ export function checkOptions(options: StudyOptions): number {
 export async function loadSpecModules(specPath: string): Promise<void> {
   let modules: unknown;
   try {
-    modules = (JSON.parse(readFileSync(specPath, 'utf8')) as { estimator_modules?: unknown }).estimator_modules;
+    modules = (JSON.parse(readBoundedFile(specPath, SPEC_FILE_MAX_BYTES).toString('utf8')) as { estimator_modules?: unknown }).estimator_modules;
   } catch {
     return;
   }
@@ -79,9 +79,10 @@ export async function loadSpecModules(specPath: string): Promise<void> {
 export function readSpec(specPath: string): { specText: string; spec: StudySpec } {
   let specText: string;
   try {
-    specText = readFileSync(specPath, 'utf8');
+    specText = readUserFile(specPath, '--spec', SPEC_FILE_MAX_BYTES).toString('utf8');
   } catch (error) {
-    throw usage(`--spec ${specPath} cannot be read: ${plainReason(error)}`, 'spec_not_found');
+    if (error instanceof RlAdvantagesError && error.code === 'file_not_found') throw usage(error.message, 'spec_not_found');
+    throw error;
   }
   return { specText, spec: loadStudySpec(specText) };
 }

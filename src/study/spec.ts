@@ -8,7 +8,7 @@ import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
 import { collectComparisons, type StudyComparison } from './comparisons.js';
-import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, Problems, StudySpecError } from '../internal/spec-problems.js';
+import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, pathPartName, Problems, StudySpecError } from '../internal/spec-problems.js';
 
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
 export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '../stats/decision-rule.js';
@@ -18,6 +18,9 @@ export { parseDecisionRule, type DecisionCriterion, type DecisionRule } from '..
  * same constant as `KERNEL_NAME_PREFIX` (one definition, src/kernels/resolve.ts).
  */
 export const KERNEL_PREFIX: typeof KERNEL_NAME_PREFIX = KERNEL_NAME_PREFIX;
+
+/** The largest spec file read: 16 MiB (a spec is a page of JSON; checked before reading, with the file's kind). */
+export const SPEC_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 
 
@@ -175,7 +178,7 @@ function collectArms(p: Problems, path: string, value: unknown): StudyArm[] | un
       p.add(at, `must be an object, got ${describe(arm)}`);
       return;
     }
-    const name = nonEmptyString(p, `${at}.name`, arm.name);
+    const name = pathPartName(p, `${at}.name`, arm.name);
     if (name !== undefined) {
       const first = seen.get(name);
       if (first !== undefined) p.add(`${at}.name`, `${JSON.stringify(name)} repeats the name of ${path}[${first}]`);
@@ -241,7 +244,8 @@ export function parseActivationGate(value: unknown, path = 'activation_gate'): A
 /**
  * Validates an `arms` section and returns it typed.
  *
- * Checks: a non-empty array; each arm has a unique non-empty `name` and an `advantage` naming an estimator of
+ * Checks: a non-empty array; each arm has a unique `name` that is a safe path part (1 to 64 characters of
+ * `A-Z a-z 0-9 _ - .`, not starting with `.`: it names the arm's folders and files) and an `advantage` naming an estimator of
  * docs/method.md section 2 (`group_mean`, `loo_batch_mean`, `group_mean_std`, `rloo`, `kernel_loo`, `length_bucket_loo`,
  * or `tfidf_kernel_loo_T<T>` with T > 0); `group_size`, `groups_per_batch`, `steps` are integers >= 1 and `seed`
  * an integer >= 0 when given; `lr` > 0 when given; `rloo` arms do not have `group_size` 1.

@@ -52,7 +52,8 @@ describe('decision_rule.comparisons', () => {
   it('refuses an unknown arm, an arm in no comparison, a margin on superiority, a missing margin, a bad kind, an unknown metric, a repeated id', () => {
     const at = (i: number, f: string): string => `decision_rule.comparisons[${i}].${f}`;
     expect(problems(threeArms([{ ...ok[0], treatment: 'nope' }, ok[1], ok[2]])).map((p) => p.path)).toEqual([at(0, 'treatment')]);
-    expect(problems(threeArms([ok[0], ok[0 + 0]].map((c, i) => ({ ...c, id: `c${i}` }))))).toEqual([
+    // The reverse of a pair is another comparison (not a repeat): only the arm in none is refused.
+    expect(problems(threeArms([ok[0], { ...ok[0], id: 'c1', treatment: 'grpo_g8', reference: 'gs1_tfidf_g1' }]))).toEqual([
       { path: 'arms[2].name', message: '"batchmean_g1" is in no comparison of decision_rule.comparisons' },
     ]);
     expect(problems(threeArms([ok[0], ok[1], { ...ok[2], margin: 0 }]))).toEqual([{ path: at(2, 'margin'), message: expect.stringMatching(/absent for a superiority/) as string }]);
@@ -62,6 +63,35 @@ describe('decision_rule.comparisons', () => {
     expect(problems(threeArms([ok[0], { ...ok[1], id: 'gs1_vs_grpo' }, ok[2]])).map((p) => p.path)).toEqual([at(1, 'id')]);
     expect(problems(threeArms([{ ...ok[0], reference: 'gs1_tfidf_g1' }, ok[1], ok[2]])).map((p) => p.path)).toEqual([at(0, 'reference')]);
     expect(problems(threeArms([])).map((p) => p.path)).toEqual(['decision_rule.comparisons']);
+  });
+
+  it('a non-inferiority margin must be below 0, or 0 and above with margin_reason (kept on the comparison)', () => {
+    const at = (i: number, f: string): string => `decision_rule.comparisons[${i}].${f}`;
+    for (const margin of [0, 0.02]) {
+      expect(problems(threeArms([ok[0], { ...ok[1], margin }, ok[2]]))).toEqual([{ path: at(1, 'margin'), message: expect.stringMatching(new RegExp(`^must be below 0 for a non-inferiority comparison .*got ${margin}; .*margin_reason$`)) as string }]);
+    }
+    const reasoned = loadStudySpec(threeArms([ok[0], { ...ok[1], margin: 0, margin_reason: 'batch-mean must be at least as good: it replaces grpo' }, ok[2]]));
+    expect(reasoned.comparisons?.[1]).toEqual({ ...ok[1], margin: 0, margin_reason: 'batch-mean must be at least as good: it replaces grpo' });
+    expect('margin_reason' in (reasoned.comparisons?.[0] as object)).toBe(false);
+    expect(problems(threeArms([ok[0], { ...ok[1], margin: 0, margin_reason: '' }, ok[2]])).map((p) => p.path)).toEqual([at(1, 'margin_reason')]);
+    expect(problems(threeArms([ok[0], ok[1], { ...ok[2], margin_reason: 'why' }])).map((p) => p.path)).toEqual([at(2, 'margin_reason')]);
+  });
+
+  it('refuses an unknown field by name, suggesting the field meant, and one ordered pair compared twice', () => {
+    const { margin, ...rest } = ok[0] as Record<string, unknown>;
+    expect(problems(threeArms([{ ...rest, marign: margin }, ok[1], ok[2]]))).toEqual([
+      { path: 'decision_rule.comparisons[0].marign', message: 'is not a field of a comparison (did you mean "margin"?); the fields are id, treatment, reference, kind, margin, margin_reason, metric' },
+      { path: 'decision_rule.comparisons[0].margin', message: 'must be a finite number, got undefined' },
+    ]);
+    expect(problems(threeArms([ok[0], ok[1], ok[2], { ...ok[1], id: 'again', kind: 'superiority', margin: undefined }]))).toEqual([
+      { path: 'decision_rule.comparisons[3]', message: 'compares "batchmean_g1" with "grpo_g8" again, as decision_rule.comparisons[1] does: one comparison per ordered pair (treatment, reference)' },
+    ]);
+  });
+
+  it('refuses a comparison id that cannot be a path part', () => {
+    for (const id of ['../x', 'a/b', '.x', 'x'.repeat(65)]) {
+      expect(problems(threeArms([{ ...ok[0], id }, ok[1], ok[2]])).map((p) => p.path)).toEqual(['decision_rule.comparisons[0].id']);
+    }
   });
 
   it('refuses two arms of one name', () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RlAdvantagesError } from '../../src/errors.js';
 import {
@@ -9,7 +10,7 @@ import {
   StudySpecError,
   type SpecProblem,
 } from '../../src/study/spec.js';
-import { specPath } from '../helpers/paths.js';
+import { repoRoot, specPath } from '../helpers/paths.js';
 const specText = readFileSync(specPath, 'utf8');
 
 /** A fresh deep copy of the shipped spec, to break in one test without touching the others. */
@@ -304,5 +305,24 @@ describe('parseArms', () => {
       'arms[1].seed',
       'arms[1].lr',
     ]);
+  });
+
+  it('accepts names that are one safe path part (up to 64 characters) and refuses the rest, naming arms[i].name', () => {
+    const ok = ['a', 'grpo_g8', 'gs1_tfidf_g1', 'T0.1-arm', '0', `g${'1'.repeat(63)}`];
+    expect(parseArms(ok.map((name) => ({ name, advantage: 'group_mean' }))).map((a) => a.name)).toEqual(ok);
+    const bad = ['../../X', '..', '.', '.hidden', 'a/b', 'a\\b', '/abs', 'a b', 'é', 'a\u0000b', `g${'1'.repeat(64)}`];
+    const problems = problemsOf(() => parseArms(bad.map((name) => ({ name, advantage: 'group_mean' }))));
+    expect(problems.map((p) => p.path)).toEqual(bad.map((_, i) => `arms[${i}].name`));
+    expect(problems[0]?.message).toBe('must be a safe name: 1 to 64 characters of A-Z a-z 0-9 _ - ., not starting with "." (it names a folder or file of the run), got "../../X"');
+    expect(problems.at(-1)?.message).toMatch(/^must be at most 64 characters \(.*\), got 65$/);
+  });
+});
+
+describe('the shipped specs still load', () => {
+  it('every specs/*.json', () => {
+    const dir = path.join(repoRoot, 'specs');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const f of files) expect(loadStudySpec(readFileSync(path.join(dir, f), 'utf8')).arms.length, f).toBeGreaterThanOrEqual(2);
   });
 });

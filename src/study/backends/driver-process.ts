@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../../errors.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 /** One driver run. */
 export interface DriverRun {
@@ -49,7 +50,7 @@ function keepEarlierLog(logs: string, name: string): void {
 export function runDriver(run: DriverRun): Promise<string> {
   const logs = path.join(run.runDir, 'logs');
   mkdirSync(logs, { recursive: true });
-  const logFile = path.join(logs, `${run.logName}.log`);
+  const logFile = pathUnder(run.runDir, 'logs', `${run.logName}.log`);
   keepEarlierLog(logs, run.logName);
   return new Promise((resolve, reject) => {
     const fd = openSync(logFile, 'w');

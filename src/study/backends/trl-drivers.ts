@@ -11,6 +11,7 @@ import { specArithSection } from '../load-questions.js';
 import { runDriver } from './driver-process.js';
 import { writeJsonlAtomic } from './files.js';
 import type { StudyContext } from './types.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 /** The drivers' module. */
 export const TRL_DRIVER_MODULE = 'rl_advantages.study';
@@ -119,7 +120,7 @@ export function trlDrivers(options: TrlBackendOptions): TrlDrivers {
         unavailable: trlUnavailable,
       }),
     request: (ctx, name, items) => {
-      const file = path.join(trlDir(ctx), 'requests', `${name}.jsonl`);
+      const file = pathUnder(ctx.dir, 'trl', 'requests', `${name}.jsonl`);
       mkdirSync(path.dirname(file), { recursive: true });
       writeJsonlAtomic(file, itemRows(items));
       return file;

@@ -13,6 +13,7 @@ import { readJson, readJsonl, writeJsonAtomic } from './files.js';
 import { completedFailedReport, preflightChecks, type PreflightReport } from './tinker.js';
 import { TRL_DRIVER_MODULE, trlDrivers, type TrlBackendOptions, type TrlDrivers } from './trl-drivers.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 export { TRL_DRIVER_MODULE, type TrlBackendOptions } from './trl-drivers.js';
 
@@ -72,7 +73,7 @@ async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest): P
   // Mid-arm checkpoints outside the arm's folder (every trl.save_every steps, python/rl_advantages/study/checkpoints.py):
   // an interrupted driver continues from its latest complete one (--resume; a fresh start when there is none), and
   // the driver removes them once the arm is done.
-  const checkpoints = path.join(d.checkpointsDir(ctx), req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name);
+  const checkpoints = pathUnder(d.checkpointsDir(ctx), req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name);
   const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume', ...extra];
   const stdout = await d.drive(ctx, 'train', args, name);
   let info: { checkpoint?: unknown; advantages_log?: unknown };

@@ -7,6 +7,7 @@ import { runJobs, type StudyJob } from '../jobs.js';
 import { curveSettings, replicateSeeds, seedOrder, seedRoot } from '../replicates.js';
 import type { StudyArm } from '../spec.js';
 import type { PhaseContext } from './context.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 /** One arm of one seed. */
 export interface ArmRun {
@@ -35,7 +36,7 @@ export function armRuns(ctx: PhaseContext): ArmRun[] {
         arm,
         phase: 'full',
         steps: ctx.settings.stepsOf(arm),
-        dir: path.join(root, 'arms', arm.name),
+        dir: pathUnder(ctx.dir, path.relative(ctx.dir, root), 'arms', arm.name),
         ...(seed === null ? {} : { seed, order }),
         ...(curve === null ? {} : { curve }),
       };

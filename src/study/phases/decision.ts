@@ -14,6 +14,7 @@ import { formatFigure } from '../../internal/figures.js';
 import { replicateSeeds } from '../replicates.js';
 import { comparisonRule } from '../comparisons.js';
 import { decideComparisons, type ArmSeedRows } from '../decide-comparisons.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -25,7 +26,7 @@ function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
 
 /** Each seed's eval rows of one arm, in the replicates' order. */
 function armRows(ctx: PhaseContext, arm: string): EvalRow[][] {
-  return (ctx.summary.replicates ?? []).map((rep) => readJsonl<EvalRow>(path.join(ctx.dir, rep.arms[arm]?.eval_file ?? `eval/${arm}.jsonl`)));
+  return (ctx.summary.replicates ?? []).map((rep) => readJsonl<EvalRow>(pathUnder(ctx.dir, rep.arms[arm]?.eval_file ?? `eval/${arm}.jsonl`)));
 }
 
 /** Each arm's change from the starting policy: its interval and whether its lower bound is above 0. `rowsOf`: each arm's per-seed eval rows, read once. */

@@ -6,6 +6,7 @@ import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { accuracy } from './figures.js';
 import { formatFigure } from '../../internal/figures.js';
 import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 /** The arm's final checkpoint: from the arms phase of this process, else from the backend (a resumed run). */
 async function checkpointOf(ctx: PhaseContext, r: ArmRun): Promise<string> {
@@ -25,7 +26,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const start = await ctx.backend.evaluate(ctx.study, 'init', evalItems, startFile);
   ctx.summary.start = { accuracy: accuracy(start), n: start.length, file: path.relative(ctx.dir, startFile) };
   const rows = await runArmJobs(ctx, 'eval', runs, async (r) => {
-    const file = path.join(r.root, 'eval', `${r.arm.name}.jsonl`);
+    const file = pathUnder(ctx.dir, path.relative(ctx.dir, r.root), 'eval', `${r.arm.name}.jsonl`);
     mkdirSync(path.dirname(file), { recursive: true });
     return { file, rows: await ctx.backend.evaluate(ctx.study, await checkpointOf(ctx, r), evalItems, file) };
   });

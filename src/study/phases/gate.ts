@@ -8,11 +8,12 @@ import { evaluateGate, gateJson, type GateResult } from '../gate.js';
 import { gateMetrics, parseAdvantageLog, type AdvantageLogRow } from '../gate-metrics.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { formatFigure } from '../../internal/figures.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 function pilotLogs(ctx: PhaseContext): Record<string, AdvantageLogRow[]> {
   const logs: Record<string, AdvantageLogRow[]> = {};
   for (const arm of ctx.spec.arms) {
-    const file = path.join(ctx.dir, 'pilot', arm.name, 'advantages.jsonl');
+    const file = pathUnder(ctx.dir, 'pilot', arm.name, 'advantages.jsonl');
     logs[arm.name] = parseAdvantageLog(readFileSync(file, 'utf8'), file);
   }
   return logs;

@@ -6,6 +6,7 @@ import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { FIGURE_DIGITS } from '../../internal/figures.js';
 import { accuracy } from './figures.js';
 import { formatFigure } from '../../internal/figures.js';
+import { pathUnder } from '../../internal/path-parts.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { backend, study, events } = ctx;
@@ -17,13 +18,13 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   events.label(`pilot: eval of the starting policy on ${pilotItems.length} items`);
   evals.init = { accuracy: accuracy(await backend.evaluate(study, 'init', pilotItems, path.join(pilotDir, 'eval_init.jsonl'))), n: pilotItems.length };
   for (const arm of ctx.spec.arms) {
-    const armDir = path.join(pilotDir, arm.name);
+    const armDir = pathUnder(ctx.dir, 'pilot', arm.name);
     mkdirSync(armDir, { recursive: true });
     events.label(`pilot: ${arm.name} (${PILOT_STEPS} steps)`);
     const result = await backend.trainArm(study, { arm, phase: 'pilot', steps: PILOT_STEPS, dir: armDir });
     arms[arm.name] = { reward_per_step: [...result.rewardPerStep] };
     events.label(`pilot: eval of ${arm.name}`);
-    const rows = await backend.evaluate(study, result.checkpoint, pilotItems, path.join(pilotDir, `eval_${arm.name}.jsonl`));
+    const rows = await backend.evaluate(study, result.checkpoint, pilotItems, pathUnder(ctx.dir, 'pilot', `eval_${arm.name}.jsonl`));
     evals[arm.name] = { accuracy: accuracy(rows), n: rows.length };
   }
   ctx.summary.pilot = { arms, eval: evals };
