@@ -2,45 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
+import { checkEvalFiles, checkTuningFiles } from './artifact-checks.js';
+
+export { parseEvalItems } from './eval-items.js';
 import type { StudySummary, TuningKernelSummary } from '../study/summary.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { StudyArtifacts } from './study-html.js';
-
-function readRunFile(runDir: string, relative: string): string {
-  const file = path.join(runDir, relative);
-  if (!existsSync(file)) {
-    throw new RlAdvantagesError(`${file}: not found (summary.json names it; the run folder is incomplete)`, { code: 'missing_artifact', field: relative });
-  }
-  return readFileSync(file, 'utf8');
-}
-
-/**
- * Per-item correctness from an eval file (one `{"item_id": string, "correct": boolean}` a line).
- *
- * @throws `RlAdvantagesError` (code `bad_artifact`) naming the file and line of a malformed row.
- */
-export function parseEvalItems(text: string, file: string): Map<string, boolean> {
-  const items = new Map<string, boolean>();
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      throw new RlAdvantagesError(`${file}:${i + 1}: not a JSON object`, { code: 'bad_artifact', field: file, index: i + 1 });
-    }
-    const r = row as { item_id?: unknown; correct?: unknown };
-    if (typeof r.item_id !== 'string' || typeof r.correct !== 'boolean') {
-      throw new RlAdvantagesError(`${file}:${i + 1}: field "item_id" must be a string and "correct" a boolean`, {
-        code: 'bad_artifact',
-        field: typeof r.item_id !== 'string' ? 'item_id' : 'correct',
-        index: i + 1,
-      });
-    }
-    items.set(r.item_id, r.correct);
-  });
-  return items;
-}
 
 /**
  * Reads what a study report is built from: `summary.json` of the run folder and the eval files it names.
@@ -70,18 +37,16 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
   }
   checkSummaryShape(summary, summaryFile);
   const files = ['summary.json'];
+  // Every eval file summary.json names (each seed's, the starting policy's, the pilot's) is checked against it.
+  const checked = checkEvalFiles(runDir, summary);
+  checkTuningFiles(runDir, summary);
   const evalItems = new Map<string, Map<string, boolean>>();
   for (const [arm, e] of Object.entries(summary.eval ?? {})) {
-    evalItems.set(arm, parseEvalItems(readRunFile(runDir, e.file), e.file));
+    evalItems.set(arm, checked.get(e.file) ?? new Map());
     files.push(e.file);
   }
-  // A replicated run's per-seed eval files: each one the summary names is checked, as the single run's are.
   for (const rep of summary.replicates ?? []) {
-    for (const a of Object.values(rep.arms)) {
-      if (a.eval_file === undefined || files.includes(a.eval_file)) continue;
-      parseEvalItems(readRunFile(runDir, a.eval_file), a.eval_file);
-      files.push(a.eval_file);
-    }
+    for (const a of Object.values(rep.arms)) if (a.eval_file !== undefined && !files.includes(a.eval_file)) files.push(a.eval_file);
   }
   // The design's power rows are in summary.json (the decision phase computed them): read, never recomputed.
   const power = summary.design_power?.power;
@@ -103,18 +68,56 @@ function badField(file: string, field: string, what: string, value: unknown): Rl
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** An eval entry's figures: `n` and `accuracy` numbers where present, `file` a string where `needsFile`. */
+function checkFigures(file: string, at: string, e: unknown, needsFile: boolean): void {
+  if (!isObject(e)) throw badField(file, at, 'an object', e);
+  if ((needsFile || e.file !== undefined) && typeof e.file !== 'string') throw badField(file, `${at}.file`, 'a string', e.file);
+  for (const k of ['n', 'accuracy'] as const) if (e[k] !== undefined && typeof e[k] !== 'number') throw badField(file, `${at}.${k}`, 'a number', e[k]);
+}
+
+/** `artifacts` (the manifest): an object of objects with a string `sha256`, a number `bytes` and a string `phase`. */
+function checkManifestShape(s: Record<string, unknown>, file: string): void {
+  if (s.artifacts === undefined) return;
+  if (!isObject(s.artifacts)) throw badField(file, 'artifacts', 'an object', s.artifacts);
+  for (const [rel, a] of Object.entries(s.artifacts)) {
+    if (!isObject(a)) throw badField(file, `artifacts.${rel}`, 'an object', a);
+    if (typeof a.sha256 !== 'string') throw badField(file, `artifacts.${rel}.sha256`, 'a string', a.sha256);
+    if (typeof a.bytes !== 'number') throw badField(file, `artifacts.${rel}.bytes`, 'a number', a.bytes);
+    if (a.rows !== undefined && typeof a.rows !== 'number') throw badField(file, `artifacts.${rel}.rows`, 'a number', a.rows);
+  }
+}
+
+/** `tuning`: its rows' `file` and `sha256`, and its kernel's (or null), strings. */
+function checkTuningShape(s: Record<string, unknown>, file: string): void {
+  if (s.tuning === undefined) return;
+  const t = s.tuning;
+  if (!isObject(t)) throw badField(file, 'tuning', 'an object', t);
+  const k = t.kernel;
+  if (k !== null && !isObject(k)) throw badField(file, 'tuning.kernel', 'an object or null', k);
+  const named: [string, unknown][] = [['tuning.file', t.file], ['tuning.sha256', t.sha256], ...(k === null ? [] : ([['tuning.kernel.file', k.file], ['tuning.kernel.sha256', k.sha256]] as [string, unknown][]))];
+  for (const [field, value] of named) if (typeof value !== 'string') throw badField(file, field, 'a string', value);
+}
+
 /**
- * Checks the parts of summary.json the report reads beyond the phases: `eval` (each arm's `file`) and `replicates`
- * (each seed's `arms`, their `reward_per_step`, `curve` and `eval_file`), so an edited or truncated summary gives a
- * message naming the field (exit 2), never a stack trace.
+ * Checks the parts of summary.json the report reads beyond the phases: `eval` (each arm's `file`, `n`, `accuracy`),
+ * `start`, `pilot.eval`, `artifacts` and `replicates` (each seed's `arms`, their `reward_per_step`, `curve` and
+ * `eval_file`), so an edited or truncated summary gives a message naming the field (exit 2), never a stack trace.
  */
 function checkSummaryShape(summary: StudySummary, file: string): void {
   const s = summary as unknown;
   if (!isObject(s)) throw badField(file, '', 'a JSON object', s);
   if (s.eval !== undefined) {
     if (!isObject(s.eval)) throw badField(file, 'eval', 'an object', s.eval);
-    for (const [arm, e] of Object.entries(s.eval)) if (!isObject(e) || typeof e.file !== 'string') throw badField(file, `eval.${arm}.file`, 'a string', isObject(e) ? e.file : e);
+    for (const [arm, e] of Object.entries(s.eval)) checkFigures(file, `eval.${arm}`, e, true);
   }
+  if (s.start !== undefined) checkFigures(file, 'start', s.start, true);
+  if (s.pilot !== undefined) {
+    const p = isObject(s.pilot) ? s.pilot.eval : s.pilot;
+    if (!isObject(p)) throw badField(file, 'pilot.eval', 'an object', p);
+    for (const [policy, e] of Object.entries(p)) checkFigures(file, `pilot.eval.${policy}`, e, false);
+  }
+  checkManifestShape(s, file);
+  checkTuningShape(s, file);
   if (s.replicates === undefined) return;
   if (!Array.isArray(s.replicates)) throw badField(file, 'replicates', 'an array', s.replicates);
   s.replicates.forEach((rep: unknown, i) => {
@@ -124,6 +127,7 @@ function checkSummaryShape(summary: StudySummary, file: string): void {
       if (!isObject(a) || !Array.isArray(a.reward_per_step)) throw badField(file, `${at}.reward_per_step`, 'an array', isObject(a) ? a.reward_per_step : a);
       if (a.curve !== undefined && a.curve !== null && !Array.isArray(a.curve)) throw badField(file, `${at}.curve`, 'an array or null', a.curve);
       if (a.eval_file !== undefined && typeof a.eval_file !== 'string') throw badField(file, `${at}.eval_file`, 'a string', a.eval_file);
+      checkFigures(file, at, a, false);
     }
   });
 }

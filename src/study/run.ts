@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import { describeResumePoint } from './resume-point.js';
+import { recordPhaseArtifacts } from './artifact-manifest.js';
+import { prepareResume } from './verify-resume.js';
 import { TfidfVectorizer } from '../text/tfidf.js';
 import { readJson, writeJsonAtomic } from './backends/files.js';
 import { studyDesignPower } from './design-power.js';
@@ -92,6 +94,8 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
   const { line, status = 'done' } = await step.run(ctx);
   const seconds = (performance.now() - started) / 1000;
   ctx.summary.phases[step.name] = { status, wall_seconds: Math.round(seconds * 1000) / 1000, result: line };
+  // The phase's artifacts, recorded in the same write of summary.json that records the phase.
+  recordPhaseArtifacts(ctx.dir, ctx.summary, step.name);
   ctx.save();
   ctx.events.end(step.name, line, seconds);
   return status === 'done';
@@ -151,6 +155,8 @@ async function runPhases(inputs: Omit<RunInputs, 'summary'>): Promise<StudyOutco
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
   const ctx = phaseContext({ ...inputs, summary });
   if (options.resume === true && existsSync(summaryFile)) {
+    // Nothing is kept unchecked: a torn artifact is rebuilt by redoing its phase and those after it.
+    prepareResume(dir, summary, (line) => options.onPhase?.({ kind: 'note', line }), options.dir);
     const skipped = STUDY_PHASES.filter((name) => PHASE_STEPS[name].enabled?.(ctx) === false);
     options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped, replicateSeeds(spec)) });
   }

@@ -10,6 +10,7 @@ import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { StudyQuestionSet } from './sim/questions.js';
 import type { ComparisonJson, MultiplicityJson } from './decide-comparisons.js';
+import type { ArtifactManifest } from './artifact-manifest.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -110,6 +111,12 @@ export interface StudySummary {
    * items under stated assumptions; `design_power` is then one seed's paired power only.
    */
   seed_design_power?: StudySeedDesignPower | null;
+  /**
+   * Every JSON or JSON-lines file the phases wrote, by its path in the run folder: the phase, its bytes, its sha256
+   * and (JSON lines) its rows, recorded when the phase ends (src/study/artifact-manifest.ts). `--resume` rebuilds
+   * a kept artifact that no longer matches; `rl-adv report` refuses one it reads. Absent in runs written before it.
+   */
+  artifacts?: ArtifactManifest;
   exit_code?: number;
 }
 
