@@ -45,6 +45,27 @@ def _given(spec: Any, options: Mapping[str, Any], key: str) -> Any:
     return spec.get(key) if isinstance(spec, Mapping) else None
 
 
+#: Estimators whose ``scale`` parameter is TRL's ``scale_rewards`` itself (TRL's own GRPO, catalogue preset
+#: ``trl_grpo``): the adapter sets it from ``GRPOConfig.scale_rewards``, so it is stock TRL's advantage in every mode.
+FOLLOWS_SCALE_REWARDS = frozenset({"trl_grpo"})
+
+#: What each ``scale`` of the catalogue's presets divides by, for messages.
+_SCALE_WORDS = {
+    "none": "divides by nothing",
+    "group": "divides by the std of the group",
+    "batch": "divides by the std of the batch",
+    "loo": "divides by the std of the group's other rollouts",
+    "running": "divides by a running std",
+}
+
+
+def _default(entry: Mapping[str, Any], key: str) -> Any:
+    for parameter in entry.get("parameters") or []:
+        if parameter.get("name") == key:
+            return parameter.get("default")
+    return None
+
+
 def scaling_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, Any], scale_rewards: str, num_generations: int) -> dict[str, Any]:
     """The request options that make the estimator apply TRL's ``scale_rewards`` (grpo_trainer.py:2793-2813).
 
@@ -52,11 +73,12 @@ def scaling_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, A
     docs/method.md section 2.1), ``"none"``: A = r - b. An estimator with a ``normalize`` parameter gets
     ``normalize=scale_rewards`` and ``epsilon=1e-4`` (so ``group_mean`` is stock TRL's advantage in every mode). At
     ``num_generations=1``, ``"group"`` (TRL's default) has no group to scale by (stock TRL's advantage is then 0):
-    it is read as ``"none"``, and logged.
+    it is read as ``"none"``, and logged. A preset with a ``scale`` parameter (``trl_grpo``, ``verl_grpo``, ...)
+    must already divide as ``scale_rewards`` asks (:func:`_preset_scaling`); ``trl_grpo`` takes it from ``scale_rewards``.
 
     Raises:
-        RlAdvantagesError: ``scale_rewards`` is not one of TRL's; the estimator's own ``normalize`` (in the spec or
-            ``advantage_options``) contradicts it; or the estimator has no ``normalize`` parameter and
+        RlAdvantagesError: ``scale_rewards`` is not one of TRL's; the estimator's own ``normalize`` or ``scale`` (in
+            the spec or ``advantage_options``, or a preset's) contradicts it; or the estimator has neither and
             ``scale_rewards`` asks for scaling (field ``scale_rewards``).
     """
     if scale_rewards not in ("group", "batch", "none"):
@@ -71,22 +93,35 @@ def scaling_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, A
             name,
         )
     parameters = {p.get("name") for p in entry.get("parameters") or []}
+    if "normalize" in parameters:
+        return _normalize_options(entry, spec, options, scale_rewards, target, num_generations)
+    if "scale" in parameters:
+        return _preset_scaling(entry, spec, options, scale_rewards, target)
+    if target != "none":
+        raise _error(
+            "bad_option",
+            f"GRPOConfig(scale_rewards={scale_rewards!r}) divides the advantages by a std, but advantage_estimator "
+            f"{name!r} has no normalize option to do it with: set scale_rewards='none' (the adapter then divides by "
+            f"nothing and the advantages are {name}'s formula as the catalogue states it) or use an estimator with a "
+            "normalize option (group_mean, loo_batch_mean, rloo, ...)",
+            "scale_rewards",
+        )
+    return {}
+
+
+def _normalize_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, Any], scale_rewards: str, target: str, num_generations: int) -> dict[str, Any]:
+    """``normalize`` (and TRL's epsilon) from ``scale_rewards``, for an estimator with a ``normalize`` parameter."""
+    name = estimator_name(spec)
     given = _given(spec, options, "normalize")
-    if "normalize" not in parameters:
-        if target != "none":
-            raise _error(
-                "bad_option",
-                f"GRPOConfig(scale_rewards={scale_rewards!r}) divides the advantages by a std, but advantage_estimator "
-                f"{name!r} has no normalize option to do it with: set scale_rewards='none' ({name}'s advantages are then "
-                "its own) or use an estimator with a normalize option (group_mean, loo_batch_mean, rloo, ...)",
-                "scale_rewards",
-            )
-        return {}
     if given is not None and given != target:
+        if num_generations == 1 and given == "group":  # "group" is read as "none" here: suggesting it would loop
+            remedy = "set normalize to 'batch' or 'none' (a group of one has no std), or drop normalize"
+        else:
+            remedy = f"set scale_rewards={given!r} (or drop normalize: the adapter sets it from scale_rewards)"
         raise _error(
             "bad_option",
             f"advantage_estimator {name!r} has normalize={given!r} but GRPOConfig(scale_rewards={scale_rewards!r}) asks for "
-            f"{target!r}: set scale_rewards={given!r} (or drop normalize: the adapter sets it from scale_rewards)",
+            f"{target!r}{' at num_generations=1' if target != scale_rewards else ''}: {remedy}",
             "scale_rewards",
         )
     if target == "group" and not requires_field(entry, "group_ids"):
@@ -96,32 +131,85 @@ def scaling_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, A
             "or 'none') unless that is meant.",
             name,
         )
+    parameters = {p.get("name") for p in entry.get("parameters") or []}
     extra: dict[str, Any] = {} if given is not None else {"normalize": target}
     if target != "none" and "epsilon" in parameters and _given(spec, options, "epsilon") is None:
         extra["epsilon"] = TRL_EPSILON
     return extra
 
 
-def check_aggregation(entry: Mapping[str, Any], spec: Any, aggregation: str) -> None:
-    """TRL's ``multi_objective_aggregation``: ``"sum_then_normalize"`` is what the adapter does (the estimator
-    runs on the weighted sum of the reward functions); ``"normalize_then_sum"`` normalises each reward function
-    within its group first (grpo_trainer.py:2816-2826), which only an estimator reading ``reward_components``
-    (``gdpo``) can do.
+def _preset_scaling(entry: Mapping[str, Any], spec: Any, options: Mapping[str, Any], scale_rewards: str, target: str) -> dict[str, Any]:
+    """A preset's ``scale`` against ``scale_rewards``: equal, accepted as is; ``trl_grpo`` (TRL's own GRPO, whose
+    ``scale`` is ``scale_rewards``) takes it, and is then stock TRL (:2793-2813) in every mode; anything else is
+    refused, since the preset would go on dividing as it does whatever ``scale_rewards`` says.
 
     Raises:
-        RlAdvantagesError: ``normalize_then_sum`` for any other estimator, or an unknown value
-            (field ``multi_objective_aggregation``).
+        RlAdvantagesError: the preset's ``scale`` (its own, or given) differs from ``scale_rewards`` (field ``scale_rewards``).
+    """
+    name = estimator_name(spec)
+    given = _given(spec, options, "scale")
+    scale = given if given is not None else _default(entry, "scale")
+    if scale == target:
+        return {}
+    if given is None and entry.get("name") in FOLLOWS_SCALE_REWARDS:
+        extra: dict[str, Any] = {"scale": target}
+        if target != "none" and _given(spec, options, "epsilon") is None:
+            extra["epsilon"] = TRL_EPSILON
+        return extra
+    remedies = []
+    if scale in ("group", "batch", "none"):
+        remedies.append(f"set scale_rewards={scale!r} ({name} is then as the catalogue states it)")
+    remedies.append(f"give advantage_estimator={{'name': {entry.get('name')!r}, 'scale': {target!r}}}")
+    if target in ("group", "batch", "none"):
+        remedies.append(f"use 'trl_grpo' (stock TRL's advantage under scale_rewards={scale_rewards!r})")
+    raise _error(
+        "bad_option",
+        f"advantage_estimator {name!r} {_SCALE_WORDS.get(str(scale), f'has scale={scale!r}')} (scale={scale!r}) but "
+        f"GRPOConfig(scale_rewards={scale_rewards!r}) asks for {target!r}, which it would not follow: " + ", or ".join(remedies),
+        "scale_rewards",
+    )
+
+
+#: ``gdpo``'s flavour that is TRL's ``normalize_then_sum``; the others (verl, NeMo-RL) train on other advantages.
+_GDPO_FLAVOURS = {
+    "verl": "verl's compute_gdpo_outcome_advantage",
+    "nemo": "NeMo-RL's GDPO",
+}
+
+
+def check_aggregation(entry: Mapping[str, Any], spec: Any, aggregation: str, options: Mapping[str, Any] | None = None) -> None:
+    """TRL's ``multi_objective_aggregation``: ``"sum_then_normalize"`` is what the adapter does (the estimator
+    runs on the weighted sum of the reward functions); ``"normalize_then_sum"`` normalises each reward function
+    within its group first (grpo_trainer.py:2816-2826), which only ``gdpo`` in flavour ``"trl"`` computes as TRL
+    does (verl's and NeMo-RL's flavours differ from it by up to 0.082 and 1.77 on TRL's own suite).
+
+    Raises:
+        RlAdvantagesError: ``normalize_then_sum`` for any estimator but ``gdpo`` flavour ``"trl"``, or an unknown
+            value (field ``multi_objective_aggregation``).
     """
     if aggregation == "sum_then_normalize":
         return
-    if aggregation == "normalize_then_sum" and reads_field(entry, "reward_components"):
-        return
     if aggregation != "normalize_then_sum":
         raise _error("bad_option", f"GRPOConfig(multi_objective_aggregation={aggregation!r}): expected 'sum_then_normalize' or 'normalize_then_sum'", "multi_objective_aggregation")
+    name = estimator_name(spec)
+    if entry.get("name") == "gdpo":
+        flavour = _given(spec, options or {}, "flavour")
+        flavour = flavour if flavour is not None else _default(entry, "flavour")
+        if flavour == "trl":
+            return
+        raise _error(
+            "bad_option",
+            f"GRPOConfig(multi_objective_aggregation='normalize_then_sum') is TRL's GDPO (grpo_trainer.py:2816-2826), but "
+            f"advantage_estimator {name!r} has flavour {flavour!r} ({_GDPO_FLAVOURS.get(str(flavour), 'another formula')}), "
+            "which trains on other advantages: use {'name': 'gdpo', 'flavour': 'trl'} (stock TRL's), or keep flavour "
+            f"{flavour!r} with multi_objective_aggregation='sum_then_normalize' and scale_rewards='none' (gdpo's "
+            f"{flavour} advantages)",
+            "multi_objective_aggregation",
+        )
     raise _error(
         "bad_option",
         "GRPOConfig(multi_objective_aggregation='normalize_then_sum') normalises each reward function within its group "
-        f"before summing; advantage_estimator {estimator_name(spec)!r} sees one summed reward: set "
+        f"before summing; advantage_estimator {name!r} sees one summed reward: set "
         "multi_objective_aggregation='sum_then_normalize' (the default), or use {'name': 'gdpo', 'flavour': 'trl'}",
         "multi_objective_aggregation",
     )
@@ -208,3 +296,33 @@ def check_dataset_size(dataset: Any, generation_batch_size: int, num_generations
             "per_device_train_batch_size / steps_per_generation",
             "train_dataset",
         )
+
+
+def component_options(entry: Mapping[str, Any], spec: Any, options: Mapping[str, Any], reward_weights: list[float], aggregation: str) -> dict[str, Any]:
+    """``component_weights`` for an estimator reading ``reward_components`` (``gdpo``): TRL's ``reward_weights``
+    (grpo_trainer.py:536-544) unless given. Under ``normalize_then_sum`` stock TRL weighs the components by
+    ``reward_weights`` (:2822), so other given weights would train on other advantages than stock's.
+
+    Raises:
+        RlAdvantagesError: under ``normalize_then_sum``, given ``component_weights`` that are not TRL's
+            ``reward_weights`` (field ``component_weights``).
+    """
+    if not reads_field(entry, "reward_components"):
+        return {}
+    given = _given(spec, options, "component_weights")
+    if given is None:
+        return {"component_weights": list(reward_weights)}
+    if aggregation == "normalize_then_sum":
+        try:
+            same = [float(w) for w in given] == list(reward_weights)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            raise _error(
+                "bad_option",
+                f"component_weights {given!r} under GRPOConfig(multi_objective_aggregation='normalize_then_sum'), whose sum "
+                f"stock TRL weighs by reward_weights {list(reward_weights)!r}: set GRPOConfig(reward_weights={given!r}) "
+                "instead and drop component_weights (the adapter passes TRL's reward_weights to gdpo)",
+                "component_weights",
+            )
+    return {}

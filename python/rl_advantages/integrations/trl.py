@@ -21,7 +21,9 @@ and ``_calculate_rewards`` (to keep what TRL computed there):
 
 TRL's settings that shape advantages are applied, or refused at construction: ``scale_rewards`` through the
 estimator's ``normalize`` with TRL's epsilon 1e-4 (:2793-2813), so ``group_mean`` equals stock TRL in every mode;
-``multi_objective_aggregation="normalize_then_sum"`` (:2816-2826) only with an estimator reading reward components.
+the preset ``trl_grpo`` takes it as its ``scale`` (stock TRL in every mode too); any other preset must already
+divide as ``scale_rewards`` says; ``multi_objective_aggregation="normalize_then_sum"`` (:2816-2826) only with
+``gdpo`` in flavour ``"trl"`` (verl's and NeMo-RL's flavours would train on other advantages).
 
 ``num_generations=1`` (group size 1, GS1): ``trl.GRPOConfig`` refuses it (grpo_config.py:1124-1128 in 1.13.0,
 "GRPO requires at least 2 generations per prompt"). :class:`GRPOConfig` here accepts it: it runs TRL's checks
@@ -60,7 +62,7 @@ except ImportError as _error:  # pragma: no cover - exercised only without TRL
 import rl_advantages
 
 from ._common import RolloutBatch, describe_estimator, estimator_name, prompt_text, reads_field, requires_field
-from ._trl_settings import check_aggregation, check_dataset_size, check_server_vectorizer, fitted_server, scaling_options, strip_prefix, train_prompts
+from ._trl_settings import check_aggregation, check_dataset_size, component_options, check_server_vectorizer, fitted_server, scaling_options, strip_prefix, train_prompts
 
 __all__ = ["GRPOConfig", "GRPOTrainer"]
 
@@ -120,8 +122,9 @@ class GRPOTrainer(trl.GRPOTrainer):
         **kwargs: as ``trl.GRPOTrainer``.
 
     TRL's ``scale_rewards`` is applied by the estimator (``normalize``, epsilon 1e-4: ``group_mean`` is then stock
-    TRL's advantage in every mode); at ``num_generations=1`` its default ``"group"`` is read as ``"none"``. TRL's
-    ``multi_objective_aggregation="normalize_then_sum"`` needs an estimator reading ``reward_components`` (``gdpo``).
+    TRL's advantage in every mode; ``trl_grpo`` takes it as its ``scale``, also stock TRL's in every mode); at
+    ``num_generations=1`` its default ``"group"`` is read as ``"none"``. TRL's
+    ``multi_objective_aggregation="normalize_then_sum"`` needs ``{"name": "gdpo", "flavour": "trl"}``.
 
     Attributes:
         last_advantage_result: the last ``rl_advantages`` result (whole gathered batch), with
@@ -129,7 +132,9 @@ class GRPOTrainer(trl.GRPOTrainer):
 
     Raises:
         RlAdvantagesError: the estimator is not in the catalogue; it requires group ids and ``num_generations`` is 1
-            (field ``num_generations``); ``scale_rewards`` or ``multi_objective_aggregation`` cannot be applied to it;
+            (field ``num_generations``); ``scale_rewards`` or ``multi_objective_aggregation`` cannot be applied to it
+            as stock TRL would (a preset dividing otherwise, ``gdpo`` in another flavour, ``component_weights`` that
+            are not TRL's ``reward_weights`` under ``normalize_then_sum``);
             ``train_dataset`` has fewer prompts than one generation batch (field ``train_dataset``); no
             ``advantage_server`` and no prompts to fit the vectorizer on, or one without a vectorizer (field
             ``advantage_server``); at a step, an
@@ -161,11 +166,11 @@ class GRPOTrainer(trl.GRPOTrainer):
                 "with num_generations=1 use an estimator that does not (e.g. tfidf_kernel_loo_T0.1, loo_batch_mean)",
                 field="num_generations",
             )
-        check_aggregation(entry, spec, self.multi_objective_aggregation)
+        check_aggregation(entry, spec, self.multi_objective_aggregation, options)
         if self.multi_objective_aggregation == "sum_then_normalize":  # TRL reads scale_rewards only there (:2787-2813)
             options.update(scaling_options(entry, spec, options, self.scale_rewards, self.num_generations))
-        if reads_field(entry, "reward_components") and "component_weights" not in options and not (isinstance(spec, Mapping) and "component_weights" in spec):
-            options["component_weights"] = [float(w) for w in self.reward_weights.tolist()]  # TRL's, after normalising
+        weights = [float(w) for w in self.reward_weights.tolist()]  # TRL's (float32, as it multiplies by them)
+        options.update(component_options(entry, spec, options, weights, self.multi_objective_aggregation))
         check_dataset_size(self.train_dataset, int(self.args.generation_batch_size), self.num_generations)
         self._rl_adv_corpus_dir = None
         server = advantage_server
