@@ -5,7 +5,10 @@ import type { StudySummary } from '../study/summary.js';
 import type { Block, ReportSection } from './blocks.js';
 import { designPowerBlocks, seedDesignPowerBlocks } from './design-power.js';
 import { powerFigure } from './sections.js';
-import type { ChartInputs } from './study-sections.js';
+import type { PowerRow } from './charts/power.js';
+
+/** What this section's chart reads beyond summary.json (the study's ChartInputs; absent: no chart, report.md). */
+type ChartInputs = { readonly power?: readonly PowerRow[] };
 
 function chart(charts: ChartInputs | undefined, render: () => Promise<string | null>): Block[] {
   return charts === undefined ? [] : [{ kind: 'chart', render: async () => (await render()) ?? '' }];
