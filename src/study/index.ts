@@ -55,6 +55,7 @@ export {
   type CalibrationSummary,
   type StudyDesignPower,
   type StudySeedDesignPower,
+  type ComparisonDesignPower,
   type TuningSummary,
   type TuningKernelSummary,
   type ReplicateSummary,

@@ -117,6 +117,11 @@ export interface StudySummary {
    * a kept artifact that no longer matches; `rl-adv report` refuses one it reads. Absent in runs written before it.
    */
   artifacts?: ArtifactManifest;
+  /**
+   * A spec with `decision_rule.comparisons`: what each comparison's design can conclude, in the spec's order, each at
+   * its Bonferroni level alpha / K (Holm's first round); `design_power` and `seed_design_power` above are the first's.
+   */
+  comparisons_design_power?: ComparisonDesignPower[];
   exit_code?: number;
 }
 
@@ -153,6 +158,19 @@ export interface LearningSummary {
 
 /** summary.json's `seed_design_power`: the seed-level power with its assumptions in words, or why it could not be computed. */
 export type StudySeedDesignPower = (SeedDesignPowerJson & { assumptions: string }) | { error: string; assumptions: string };
+
+/** One comparison's design in summary.json's `comparisons_design_power`. */
+export interface ComparisonDesignPower {
+  id: string;
+  treatment: string;
+  reference: string;
+  /** The two-sided level the design is planned at: alpha / K. */
+  alpha: number;
+  /** One seed's paired power at alpha / K (section 5.6). */
+  design_power: StudyDesignPower | null;
+  /** Several seeds: the seed-level power at alpha / K (section 5.9). */
+  seed_design_power?: StudySeedDesignPower | null;
+}
 
 /** summary.json's `design_power`: the design's power and the spec's method (the one the study decides with). */
 export type StudyDesignPower = DesignPowerJson & { spec_method: string };

@@ -47,3 +47,27 @@ describe('where the discordance came from', () => {
     expect(markdown(s)).toContain('assumed: the two arms agreed on every eval item');
   });
 });
+
+describe('a K-arm study: every comparison', () => {
+  it("shows each comparison's design, not the first only: its seed-level and one seed's power at alpha / K", () => {
+    const seedPower = studySeedDesignPower(rule, 3, 200, 0.2);
+    const ids = [
+      ['gs1_vs_grpo', 'gs1', 'grpo'],
+      ['batchmean_vs_grpo', 'batchmean', 'grpo'],
+      ['gs1_vs_batchmean', 'gs1', 'batchmean'],
+    ] as const;
+    const s: Partial<StudySummary> = {
+      replicates: [0, 1, 2].map((seed) => ({ seed, arms: { gs1: arm(0.5), grpo: arm(0.5), batchmean: arm(0.5) } })),
+      design_power: assumedPower,
+      seed_design_power: seedPower,
+      comparisons_design_power: ids.map(([id, treatment, reference]) => ({ id, treatment, reference, alpha: 0.05 / 3, design_power: assumedPower, seed_design_power: seedPower })),
+    };
+    const md = markdown(s);
+    expect(md).toContain('## What this design can conclude (3 seeds): each of 3 comparisons');
+    for (const [id, t, r] of ids) expect(md).toContain(`**${id}** (${t} − ${r}), planned at alpha 0.0167 (alpha/3`);
+    // Each comparison carries its own seed-level design and its own one-seed table.
+    expect(md.split('The design this run used: the decision across S = 3 seeds')).toHaveLength(4);
+    expect(md.split("**One seed's paired decision only**")).toHaveLength(4);
+    expect(md.split('| method | validates if observed >=')).toHaveLength(4);
+  });
+});

@@ -123,6 +123,18 @@ describe('a three-arm study on the sim backend', () => {
     expect(headings).toContain(`## Comparisons: ${(s.comparisons ?? []).map((c) => `${c.id} ${c.verdict}`).join(', ')}`);
     for (const c of s.comparisons ?? []) expect(md).toContain(`**${c.id}: ${c.verdict}**`);
     expect(md).toContain("**Holm's step-down**");
+    // What each comparison's design can conclude (issue 41), not the first only; the first's is design_power as before.
+    expect(s.comparisons_design_power?.map((c) => c.id)).toEqual(['gs1_vs_grpo', 'batchmean_vs_grpo', 'gs1_vs_batchmean']);
+    expect(s.comparisons_design_power?.[0]?.design_power).toEqual(s.design_power);
+    expect(s.comparisons_design_power?.[0]?.seed_design_power).toEqual(s.seed_design_power);
+    for (const c of s.comparisons_design_power ?? []) {
+      expect(c.alpha).toBe(0.05 / 3);
+      expect(c.seed_design_power).toMatchObject({ seeds: 3, alpha: 0.05 / 3 });
+      expect(md).toContain(`**${c.id}** (${c.treatment} − ${c.reference}), planned at alpha`);
+    }
+    // Every seed-level verdict carries the collapse rate 3 seeds cannot rule out (issue 39).
+    for (const c of s.comparisons ?? []) expect(c.collapse_rate_not_ruled_out).toBeCloseTo(1 - 0.05 ** (1 / 3), 15);
+    expect(md).toContain('Collapse: 3 seeds cannot rule out a collapse rate up to 0.63 per run');
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     expect(html.match(/<h2>[^<]*/g)?.map((h) => h.slice(4).trim())).toEqual(headings.map((h) => h.slice(3)));
     expect(html).toContain('aria-label="Each comparison across seeds and each seed"');

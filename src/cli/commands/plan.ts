@@ -308,7 +308,7 @@ export function register(program: Command, io: CliIo): void {
     .addOption(
       inputOption(
         '--from-decision <file>',
-        'the seed-level power with the run-to-run SD (and item SD and seed count, unless given) of a `rl-adv decide --replicates --json` output or a replicated study\'s decision.json',
+        'the seed-level power with the run-to-run SD (and item SD and seed count, unless given) of a `rl-adv decide --replicates --json` output or a replicated study\'s decision.json (a K-arm one: each comparison at its own SD)',
       ),
     )
     .option('--item-sd <x>', "with --seeds: the SD over items of an item's expected difference (default 0)", sdOption)

@@ -8,7 +8,7 @@ import { decideAcrossSeeds, seedDecisionJson } from '../../stats/seeds.js';
 import { meanPairedAccuracy, observedDiscordance, studyDesignPower, studySeedDesignPower } from '../design-power.js';
 import { readJsonl, writeJsonAtomic } from '../backends/files.js';
 import type { EvalRow } from '../backends/types.js';
-import type { LearningSummary, StudySummary } from '../summary.js';
+import type { ComparisonDesignPower, LearningSummary, StudySummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { formatFigure } from '../../internal/figures.js';
 import { replicateSeeds } from '../replicates.js';
@@ -75,15 +75,27 @@ function runComparisons(ctx: PhaseContext, replicated: boolean, rowsOf: Readonly
   const { comparisons, multiplicity } = decideComparisons(spec, seeds, rowsOf as ArmSeedRows);
   summary.comparisons = comparisons;
   summary.multiplicity = multiplicity;
-  // What the first comparison's per-seed design could conclude, at its Bonferroni level (a lower bound for Holm).
-  const first = spec.comparisons?.[0];
-  const t = first === undefined ? [] : (rowsOf.get(first.treatment)?.[0] ?? []);
-  const b = first === undefined ? [] : (rowsOf.get(first.reference)?.[0] ?? []);
+  // What each comparison's design could conclude, at its Bonferroni level (a lower bound for Holm): one seed's paired
+  // design and, with several seeds, the seed-level design over every seed's pairs. design_power and
+  // seed_design_power keep the first's, as before.
+  const alpha = spec.decisionRule.alpha / comparisons.length;
+  summary.comparisons_design_power = (spec.comparisons ?? []).map((c): ComparisonDesignPower => {
+    const t = rowsOf.get(c.treatment)?.[0] ?? [];
+    const b = rowsOf.get(c.reference)?.[0] ?? [];
+    const rule = comparisonRule(spec.decisionRule, c, alpha);
+    return {
+      id: c.id,
+      treatment: c.treatment,
+      reference: c.reference,
+      alpha,
+      design_power: studyDesignPower(rule, t.length, observedDiscordance(t, b), meanPairedAccuracy(t, b)),
+      ...(replicated ? { seed_design_power: studySeedDesignPower(rule, seeds.length, t.length, pooledDiscordance(rowsOf.get(c.treatment) ?? [], rowsOf.get(c.reference) ?? [])) } : {}),
+    };
+  });
+  const first = summary.comparisons_design_power[0];
   if (first !== undefined) {
-    const rule = comparisonRule(spec.decisionRule, first, spec.decisionRule.alpha / comparisons.length);
-    summary.design_power = studyDesignPower(rule, t.length, observedDiscordance(t, b), meanPairedAccuracy(t, b));
-    // The seed-level design of the first comparison at its Bonferroni level, over every seed's pairs.
-    if (replicated) summary.seed_design_power = studySeedDesignPower(rule, seeds.length, t.length, pooledDiscordance(rowsOf.get(first.treatment) ?? [], rowsOf.get(first.reference) ?? []));
+    summary.design_power = first.design_power;
+    if (replicated) summary.seed_design_power = first.seed_design_power ?? null;
   }
   summary.learning = learning(ctx, replicated, rowsOf);
   writeJsonAtomic(path.join(ctx.dir, 'decision.json'), { comparisons, multiplicity, learning: summary.learning });
