@@ -39,6 +39,13 @@ function writeSpec(dir: string, spec: unknown, name = 'spec.json'): string {
 /** Every file and folder under `dir`, relative, sorted. */
 const tree = (dir: string): string[] => (readdirSync(dir, { recursive: true }) as string[]).sort();
 
+/** The 1-based line of the first `needle` in `file`. */
+const lineIn = (file: string, needle: string): number => {
+  const text = readFileSync(file, 'utf8');
+  expect(text).toContain(needle);
+  return text.slice(0, text.indexOf(needle)).split('\n').length;
+};
+
 const mkfifo = (file: string): void => {
   expect(spawnSync('mkfifo', [file]).status).toBe(0);
 };
@@ -53,7 +60,9 @@ describe('names from a spec that become paths', () => {
     const file = writeSpec(deep, spec);
     const r = rlAdv(quick(file, path.join(deep, 'run')), deep);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/field "arms\[1\]\.name": must be a safe name: 1 to 64 characters of A-Z a-z 0-9 _ - \., not starting with "\." .*got "\.\.\/\.\.\/X"/);
+    // The line is the second arm's name's own (indices honoured), not the first arm's.
+    const line = lineIn(file, '"name": "../../X"');
+    expect(r.stderr).toMatch(new RegExp(`spec\\.json:${line}: field "arms\\[1\\]\\.name": must be a safe name: 1 to 64 characters of A-Z a-z 0-9 _ - \\., not starting with "\\." .*got "\\.\\./\\.\\./X"`));
     expect(r.stdout).toBe('');
     expect(tree(root)).toEqual(['a', path.join('a', 'b'), path.join('a', 'b', 'spec.json')]);
   });
@@ -256,6 +265,7 @@ describe('decision_rule.comparisons', () => {
     const stderr = refused(withComparisons((c) => {
       c[0] = { ...c[0], marign: -0.05 };
     }));
+    expect(stderr).toMatch(new RegExp(`spec\\.json:${lineIn(path.join(dir, 'spec.json'), '"marign"')}: field "decision_rule\\.comparisons\\[0\\]\\.marign": `));
     expect(stderr).toMatch(/spec\.json:\d+: field "decision_rule\.comparisons\[0\]\.marign": is not a field of a comparison \(did you mean "margin"\?\); the fields are id, treatment, reference, kind, margin, margin_reason, metric/);
   });
 });
