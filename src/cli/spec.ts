@@ -3,6 +3,7 @@
 import { GATE_METRIC_NAMES } from '../study/gate-metrics.js';
 import { loadStudySpec, SPEC_FILE_MAX_BYTES, StudySpecError, type StudySpec } from '../study/spec.js';
 import { didYouMean } from './suggest.js';
+import { lineOfJsonPath } from './json-path-line.js';
 import { inputError, lineOfPath, parseJson, readText } from './io.js';
 import { CliUsageError, type CliIo } from './core.js';
 
@@ -26,7 +27,8 @@ export async function readSpec(file: string, io: CliIo): Promise<StudySpec> {
     }
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
     const lines = error.problems.map((p) => {
-      const line = p.path === '' ? undefined : lineOfPath(text, p.path);
+      // Indices honoured (arms[1].name is on the second arm's line); lineOfPath's approximation where the walk finds none.
+      const line = p.path === '' ? undefined : (lineOfJsonPath(text, p.path) ?? lineOfPath(text, p.path));
       return `  ${file}${line === undefined ? '' : `:${line}`}: field ${JSON.stringify(p.path)}: ${p.message}`;
     });
     throw new CliUsageError(`${file}: invalid study spec (${count}):\n${lines.join('\n')}`);

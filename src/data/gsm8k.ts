@@ -1,7 +1,8 @@
 // Finding and loading GSM8K from local JSON-lines files (the data is never bundled with this package).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
+import { BoundedReadError, readBoundedFile } from '../internal/bounded-read.js';
 import { describe } from '../internal/validate.js';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
 import { gsm8kCacheDir } from './cache.js';
@@ -85,6 +86,29 @@ export function resolveGsm8kDir(flag?: string): string {
   return resolved;
 }
 
+/** The largest GSM8K split read: 512 MiB (the real train.jsonl is about 4 MiB), checked before reading, with its kind. */
+export const GSM8K_FILE_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * A GSM8K split's bytes, read bounded: a FIFO, a device, a folder or a file over {@link GSM8K_FILE_MAX_BYTES} is
+ * refused at once (`gsm8k_file_not_regular`), never waited on or read without end.
+ *
+ * @throws {RlAdvantagesError} `gsm8k_file_not_regular` naming the file and what it is; `gsm8k_file_not_found` when unreadable.
+ * @example
+ * ```ts
+ * const bytes = readGsm8kFile('data/gsm8k/train.jsonl');
+ * ```
+ */
+export function readGsm8kFile(file: string): Buffer {
+  try {
+    return readBoundedFile(file, GSM8K_FILE_MAX_BYTES);
+  } catch (error) {
+    if (!(error instanceof BoundedReadError)) throw error;
+    const code = error.reason === 'unreadable' ? 'gsm8k_file_not_found' : 'gsm8k_file_not_regular';
+    throw new RlAdvantagesError(`GSM8K file ${error.message}${error.reason === 'unreadable' ? '' : `. ${gsm8kHowToProvide()}`}`, { code, field: 'dir' });
+  }
+}
+
 /**
  * Reads `<dir>/<split>.jsonl`: one JSON object a line with string fields `question` and `answer`
  * (other fields are ignored); whitespace-only lines are skipped. Each row's reference answer is
@@ -94,7 +118,7 @@ export function resolveGsm8kDir(flag?: string): string {
  * @param split - `'train'` (7473 rows) or `'test'` (1319 rows).
  * @returns The rows in file order.
  * @throws {RlAdvantagesError} `bad_split` for another split; `gsm8k_file_not_found` when the file is
- *   missing; `bad_json`, `missing_field` or `no_reference_answer`/`empty_reference_answer` naming the
+ *   missing; `gsm8k_file_not_regular` for a FIFO, a device, a folder or a file over 512 MiB; `bad_json`, `missing_field` or `no_reference_answer`/`empty_reference_answer` naming the
  *   file and 1-based line of a bad row.
  * @example
  * ```ts
@@ -117,7 +141,7 @@ export function loadGsm8k(dir: string, split: Gsm8kSplit): Gsm8kItem[] {
       field: 'dir',
     });
   }
-  const lines = readFileSync(file, 'utf8').split('\n');
+  const lines = readGsm8kFile(file).toString('utf8').split('\n');
   const items: Gsm8kItem[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';

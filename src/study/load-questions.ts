@@ -1,11 +1,10 @@
 // The study's questions: GSM8K from its folder, the built-in clustered set (sim backend only, no folder), or the
 // arith world a spec generates in code (its `dataset` section, name "arith"), with the sha256 that identifies them in run.json.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gsm8kReferenceAnswer } from '../grading/gsm8k.js';
 import { arithItems, parseArithWorld } from '../data/arith.js';
-import { loadGsm8k, resolveGsm8kDir, type Gsm8kItem } from '../data/gsm8k.js';
+import { loadGsm8k, readGsm8kFile, resolveGsm8kDir, type Gsm8kItem } from '../data/gsm8k.js';
 import type { StudyOptions } from './options.js';
 import type { StudySpec } from './spec.js';
 import { clusteredQuestions, questionsJsonl, SIM_QUESTION_SETS, type QuestionRow, type SimQuestionSet } from './sim/questions.js';
@@ -73,7 +72,7 @@ export function loadStudyQuestions(options: StudyOptions, spec?: StudySpec): Stu
   const dataDir = resolveGsm8kDir(options.dataDir);
   const train = loadGsm8k(dataDir, 'train');
   const test = loadGsm8k(dataDir, 'test');
-  for (const split of ['train', 'test']) hash.update(readFileSync(path.join(dataDir, `${split}.jsonl`)));
+  for (const split of ['train', 'test']) hash.update(readGsm8kFile(path.join(dataDir, `${split}.jsonl`)));
   return { questions, dataDir, train, test, dataSha256: hash.digest('hex') };
 }
 

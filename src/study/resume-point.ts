@@ -1,6 +1,7 @@
 // Where a resumed study run continues: the phases already done, the next one, and for a training phase how far each
 // arm got (counted from the steps its advantages.jsonl logged, the same for every backend).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRunBytes } from './backends/files.js';
 import path from 'node:path';
 import type { StudyArm } from './spec.js';
 import { OPTIONAL_PHASES, PILOT_STEPS, STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
@@ -8,7 +9,7 @@ import { pathUnder } from '../internal/path-parts.js';
 
 function loggedSteps(file: string): number {
   if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length;
+  return readRunBytes(file).toString('utf8').split('\n').filter((line) => line.trim() !== '').length;
 }
 
 /** `grpo_g8 seeds 0, 3 done, seed 7 at step 44 of 60, seed 9 at step 0 of 60`: where each seed of an arm is. */

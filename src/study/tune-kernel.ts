@@ -2,12 +2,12 @@
 // folder, and the figures summary.json keeps from its provenance. A kernel.json already there (a resumed run) is
 // reused as it is: the same rows give the same kernel, so it is never tuned twice.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../calibration/beff.js';
 import { kernelFileJson, loadKernel } from '../kernels/kernel-file.js';
 import { tuneKernel } from '../tuning/tune.js';
-import { writeFileAtomic } from './backends/files.js';
+import { readRunBytes, writeFileAtomic } from './backends/files.js';
 import type { PhaseContext } from './phases/context.js';
 import type { TuningKernelSummary } from './summary.js';
 
@@ -58,5 +58,5 @@ export function tuneStudyKernel(
     });
     writeFileAtomic(out, kernelFileJson(result.kernel));
   }
-  return Promise.resolve(kernelSummary(readFileSync(out, 'utf8'), path.basename(out)));
+  return Promise.resolve(kernelSummary(readRunBytes(out).toString('utf8'), path.basename(out)));
 }

@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, specPath } from '../helpers/paths.js';
+import { gsm8kDir, repoRoot, specPath } from '../helpers/paths.js';
 
 const cli = path.join(repoRoot, 'dist', 'cli.js');
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-study-trust-'));
@@ -39,6 +39,13 @@ function writeSpec(dir: string, spec: unknown, name = 'spec.json'): string {
 /** Every file and folder under `dir`, relative, sorted. */
 const tree = (dir: string): string[] => (readdirSync(dir, { recursive: true }) as string[]).sort();
 
+/** The 1-based line of the first `needle` in `file`. */
+const lineIn = (file: string, needle: string): number => {
+  const text = readFileSync(file, 'utf8');
+  expect(text).toContain(needle);
+  return text.slice(0, text.indexOf(needle)).split('\n').length;
+};
+
 const mkfifo = (file: string): void => {
   expect(spawnSync('mkfifo', [file]).status).toBe(0);
 };
@@ -53,7 +60,9 @@ describe('names from a spec that become paths', () => {
     const file = writeSpec(deep, spec);
     const r = rlAdv(quick(file, path.join(deep, 'run')), deep);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/field "arms\[1\]\.name": must be a safe name: 1 to 64 characters of A-Z a-z 0-9 _ - \., not starting with "\." .*got "\.\.\/\.\.\/X"/);
+    // The line is the second arm's name's own (indices honoured), not the first arm's.
+    const line = lineIn(file, '"name": "../../X"');
+    expect(r.stderr).toMatch(new RegExp(`spec\\.json:${line}: field "arms\\[1\\]\\.name": must be a safe name: 1 to 64 characters of A-Z a-z 0-9 _ - \\., not starting with "\\." .*got "\\.\\./\\.\\./X"`));
     expect(r.stdout).toBe('');
     expect(tree(root)).toEqual(['a', path.join('a', 'b'), path.join('a', 'b', 'spec.json')]);
   });
@@ -150,6 +159,40 @@ function statSafe(file: string): boolean {
   }
 }
 
+describe('special files where a run file or a GSM8K split belongs', () => {
+  it('on --resume, a state.json that is a FIFO and an advantages.jsonl linked to /dev/zero are refused at once (exit 2), naming them', () => {
+    const dir = path.join(temp(), 'run');
+    expect(rlAdv(quick(specPath, dir)).code).toBe(0);
+    // A finished run resumes without reading the arms: mark the arms phase undone so they are read.
+    const summaryFile = path.join(dir, 'summary.json');
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as { phases: Record<string, unknown> };
+    for (const phase of ['arms', 'eval', 'decision']) delete summary.phases[phase];
+    writeFileSync(summaryFile, JSON.stringify(summary));
+    const state = path.join(dir, 'arms', 'gs1_tfidf_g1', 'state.json');
+    rmSync(state);
+    mkfifo(state);
+    let r = rlAdv([...quick(specPath, dir), '--resume']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(`rl-adv: ${state} is a FIFO (named pipe), not a regular file: rl-adv did not write it; remove it, then run the same command with --resume`);
+    const log = path.join(dir, 'arms', 'grpo_g8', 'advantages.jsonl');
+    rmSync(log);
+    symlinkSync('/dev/zero', log);
+    r = rlAdv([...quick(specPath, dir), '--resume']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(`rl-adv: ${log} is a device, not a regular file: rl-adv did not write it; remove it, then run the same command with --resume`);
+  });
+
+  it('a GSM8K train.jsonl that is a FIFO is refused at once (exit 2), naming it', () => {
+    const data = path.join(temp(), 'gsm8k');
+    mkdirSync(data);
+    mkfifo(path.join(data, 'train.jsonl'));
+    writeFileSync(path.join(data, 'test.jsonl'), readFileSync(path.join(gsm8kDir, 'test.jsonl')));
+    const r = rlAdv(['study', '--spec', specPath, '--out', path.join(data, '..', 'run'), '--data-dir', data, '--steps', '2']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`rl-adv: GSM8K file ${path.join(data, 'train.jsonl')} is a FIFO (named pipe), not a regular file. `);
+  });
+});
+
 describe('special files given as --kernel, --spec (study revise) and --estimator-module', () => {
   const dir = temp();
   const fifo = path.join(dir, 'fifo.json');
@@ -222,6 +265,7 @@ describe('decision_rule.comparisons', () => {
     const stderr = refused(withComparisons((c) => {
       c[0] = { ...c[0], marign: -0.05 };
     }));
+    expect(stderr).toMatch(new RegExp(`spec\\.json:${lineIn(path.join(dir, 'spec.json'), '"marign"')}: field "decision_rule\\.comparisons\\[0\\]\\.marign": `));
     expect(stderr).toMatch(/spec\.json:\d+: field "decision_rule\.comparisons\[0\]\.marign": is not a field of a comparison \(did you mean "margin"\?\); the fields are id, treatment, reference, kind, margin, margin_reason, metric/);
   });
 });

@@ -1,7 +1,8 @@
 // Artifact writing for study runs: every artifact appears whole or not at all (write a temporary file beside it,
 // then rename, which is atomic on one file system), so a run killed at any instant leaves no half-written file.
-import { existsSync, readFileSync, truncateSync } from 'node:fs';
+import { existsSync, truncateSync } from 'node:fs';
 import { RlAdvantagesError, RlAdvantagesIoError } from '../../errors.js';
+import { BoundedReadError, readBoundedFile } from '../../internal/bounded-read.js';
 import { appendDurable, errnoReason, IO_ERRNOS, writeFileDurable } from '../../internal/durable-write.js';
 
 /**
@@ -28,11 +29,31 @@ export function writeJsonlAtomic(file: string, rows: readonly unknown[]): void {
   writeFileAtomic(file, rows.map((row) => JSON.stringify(row) + '\n').join(''));
 }
 
-/** A run file's text; a missing or unreadable one is named (exit 2), a failing device is an I/O error (exit 74). */
-function readRunText(file: string): string {
+/**
+ * The largest run file read: 512 MiB, about the longest string V8 holds (an artifact is read whole, then parsed).
+ * Checked before reading, with the file's kind.
+ */
+export const RUN_FILE_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * A run file's bytes, read bounded (src/internal/bounded-read.ts): a FIFO, a device, a folder or a file over
+ * {@link RUN_FILE_MAX_BYTES} where an artifact belongs is refused at once (exit 2, `bad_artifact`), never waited on or
+ * read without end; a missing or unreadable one is named (exit 2), a failing device is an I/O error (exit 74).
+ *
+ * @example
+ * ```ts
+ * const lines = readRunBytes('runs/a/arms/grpo_g8/advantages.jsonl').toString('utf8').split('\n');
+ * ```
+ */
+export function readRunBytes(file: string): Buffer {
   try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
+    return readBoundedFile(file, RUN_FILE_MAX_BYTES);
+  } catch (boundedError) {
+    if (!(boundedError instanceof BoundedReadError)) throw boundedError;
+    if (boundedError.reason !== 'unreadable') {
+      throw new RlAdvantagesError(`${boundedError.message}: rl-adv did not write it; remove it, then run the same command with --resume`, { code: 'bad_artifact', field: file });
+    }
+    const error = boundedError.cause ?? boundedError;
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'ENOENT') {
       throw new RlAdvantagesError(`${file}: not found (the run folder is incomplete: was it edited?)`, { code: 'missing_artifact', field: file });
@@ -40,6 +61,11 @@ function readRunText(file: string): string {
     if (IO_ERRNOS.has(code)) throw new RlAdvantagesIoError(`cannot read ${file}: ${errnoReason(error)} (${code})`, { path: file, errno: code });
     throw error;
   }
+}
+
+/** {@link readRunBytes} as UTF-8 text. */
+function readRunText(file: string): string {
+  return readRunBytes(file).toString('utf8');
 }
 
 function corrupt(file: string, line: number | undefined, error: unknown): RlAdvantagesError {
@@ -99,7 +125,7 @@ export function keepFirstLines(file: string, n: number): void {
     writeFileAtomic(file, '');
     return;
   }
-  const buffer = readFileSync(file);
+  const buffer = readRunBytes(file);
   let offset = 0;
   for (let seen = 0; seen < n; seen++) {
     const next = buffer.indexOf(0x0a, offset);

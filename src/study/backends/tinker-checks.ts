@@ -1,7 +1,8 @@
 // The Tinker backend's checks on what its drivers report and the flags it hands run_arm.py (docs/reproduce.md).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { RlAdvantagesError } from '../../errors.js';
 import type { ArmRunRequest } from './types.js';
+import { readRunBytes } from './files.js';
 
 /** What the study reads of `preflight_tinker.json` (examples/tinker-cookbook/preflight.py) or `preflight_trl.json`. */
 export interface PreflightReport {
@@ -13,7 +14,7 @@ export interface PreflightReport {
 export function completedFailedReport(file: string): boolean {
   if (!existsSync(file)) return false;
   try {
-    const report = JSON.parse(readFileSync(file, 'utf8')) as PreflightReport;
+    const report = JSON.parse(readRunBytes(file).toString('utf8')) as PreflightReport;
     return report.passed === false && typeof report.checks === 'object' && report.checks !== null;
   } catch {
     return false;

@@ -1,9 +1,8 @@
 // Phase 5 (docs/method.md section 8): the activation gate on the calibration and the pilot's advantage logs. On failure the
 // length_bucket_loo fallback is scored on the same calibration set and the run stops: the gate is never relaxed.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type CalibrationRow } from '../../calibration/beff.js';
-import { readJsonl, writeJsonAtomic } from '../backends/files.js';
+import { readJsonl, readRunBytes, writeJsonAtomic } from '../backends/files.js';
 import { evaluateGate, gateJson, type GateResult } from '../gate.js';
 import { gateMetrics, parseAdvantageLog, type AdvantageLogRow } from '../gate-metrics.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
@@ -14,7 +13,7 @@ function pilotLogs(ctx: PhaseContext): Record<string, AdvantageLogRow[]> {
   const logs: Record<string, AdvantageLogRow[]> = {};
   for (const arm of ctx.spec.arms) {
     const file = pathUnder(ctx.dir, 'pilot', arm.name, 'advantages.jsonl');
-    logs[arm.name] = parseAdvantageLog(readFileSync(file, 'utf8'), file);
+    logs[arm.name] = parseAdvantageLog(readRunBytes(file).toString('utf8'), file);
   }
   return logs;
 }
