@@ -6,20 +6,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../internal/sha256.js';
-import { STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
+import { STUDY_PHASES, type ArtifactManifest, type ArtifactRecord, type StudyPhase, type StudySummary } from './summary.js';
 
-/** One artifact in summary.json's `artifacts`, keyed by its path in the run folder (`/`-separated). */
-export interface ArtifactRecord {
-  /** The phase that wrote it (a torn one is rebuilt by redoing this phase and every one after it). */
-  phase: StudyPhase;
-  bytes: number;
-  sha256: string;
-  /** JSON lines: the non-blank lines it holds. */
-  rows?: number;
-}
-
-/** summary.json's `artifacts`, in the phases' order, then by path. */
-export type ArtifactManifest = Record<string, ArtifactRecord>;
+export type { ArtifactManifest, ArtifactRecord } from './summary.js';
 
 /** A phase's files at the top of the run folder, and its folders (also under `seeds/<seed>/` for arms and eval). */
 const PHASE_FILES: Readonly<Record<string, StudyPhase>> = {
