@@ -77,6 +77,32 @@ describe('the tuning phase (sim backend, GSM8K)', () => {
     await expect(runStudyWithReports({ ...options(resumed), tuningTasks: 200, resume: true })).rejects.toThrow(/holds another run \(different tuning\)/);
   });
 
+  it('a tuning.jsonl cut at a line boundary is never reused: sampled again with its kernel, in a finished or an interrupted phase', async () => {
+    const dir = path.join(temp(), 'run');
+    await runStudyWithReports(options(dir));
+    const whole = (f: string): Buffer => readFileSync(path.join(dir, f));
+    const cut = (d: string): void => writeFileSync(path.join(d, 'tuning.jsonl'), whole('tuning.jsonl').toString('utf8').split('\n').slice(0, 120).join('\n') + '\n');
+    for (const interrupted of [false, true]) {
+      const resumed = path.join(temp(), 'resumed');
+      cpSync(dir, resumed, { recursive: true });
+      cut(resumed);
+      if (interrupted) {
+        // Killed after summary.json recorded tuning.jsonl's sha256, before the phase ended.
+        const s = JSON.parse(readFileSync(path.join(resumed, 'summary.json'), 'utf8')) as StudySummary;
+        for (const phase of ['tuning', 'pilot', 'gate'] as const) delete s.phases[phase];
+        writeFileSync(path.join(resumed, 'summary.json'), JSON.stringify(s));
+      }
+      const notes: string[] = [];
+      const onPhase: StudyOptions['onPhase'] = (e) => {
+        if (e.kind === 'note') notes.push(e.line);
+      };
+      await runStudyWithReports({ ...options(resumed), resume: true, onPhase });
+      const file = path.join(resumed, 'tuning.jsonl');
+      expect(notes.join('\n')).toContain(interrupted ? `${file}: its sha256 differs from the one summary.json records` : `${file}: 120 rows where summary.json records 300`);
+      for (const f of ['tuning.jsonl', 'kernel.json']) expect(readFileSync(path.join(resumed, f)).equals(whole(f)), f).toBe(true);
+    }
+  });
+
   it('refuses tuning options without --tune-kernel and more tasks than are free', async () => {
     const dir = path.join(temp(), 'run');
     await expect(runStudyWithReports({ ...options(dir), tuneKernel: false })).rejects.toThrow(/--tuning-tasks applies with --tune-kernel only/);
