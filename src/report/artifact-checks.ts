@@ -3,7 +3,7 @@
 // order as the starting policy's eval it is paired with, and, when summary.json has the artifact manifest
 // (src/study/artifact-manifest.ts), has the bytes and sha256 recorded when it was written. A file cut at a line
 // boundary, or with an answer flipped, is refused naming the file and what differs, never reported as if whole.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { artifactProblem } from '../study/artifact-manifest.js';
@@ -34,6 +34,8 @@ export function readNamedFile(runDir: string, relative: string): string {
   if (!existsSync(file)) {
     throw new RlAdvantagesError(`${file}: not found (summary.json names it; the run folder is incomplete)`, { code: 'missing_artifact', field: relative });
   }
+  // A pipe or a device never ends: only a regular file is read.
+  if (!statSync(file).isFile()) throw new RlAdvantagesError(`${file}: not a regular file (summary.json names a file the run wrote)`, { code: 'bad_artifact', field: relative });
   return readFileSync(file, 'utf8');
 }
 

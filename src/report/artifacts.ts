@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import { checkEvalFiles, checkTuningFiles } from './artifact-checks.js';
-
-export { parseEvalItems } from './eval-items.js';
 import type { StudySummary, TuningKernelSummary } from '../study/summary.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { StudyArtifacts } from './study-html.js';
+
+export { parseEvalItems } from './eval-items.js';
 
 /**
  * Reads what a study report is built from: `summary.json` of the run folder and the eval files it names.
@@ -81,6 +81,7 @@ function checkManifestShape(s: Record<string, unknown>, file: string): void {
   if (!isObject(s.artifacts)) throw badField(file, 'artifacts', 'an object', s.artifacts);
   for (const [rel, a] of Object.entries(s.artifacts)) {
     if (!isObject(a)) throw badField(file, `artifacts.${rel}`, 'an object', a);
+    if (typeof a.phase !== 'string') throw badField(file, `artifacts.${rel}.phase`, 'a string', a.phase);
     if (typeof a.sha256 !== 'string') throw badField(file, `artifacts.${rel}.sha256`, 'a string', a.sha256);
     if (typeof a.bytes !== 'number') throw badField(file, `artifacts.${rel}.bytes`, 'a number', a.bytes);
     if (a.rows !== undefined && typeof a.rows !== 'number') throw badField(file, `artifacts.${rel}.rows`, 'a number', a.rows);

@@ -3,23 +3,12 @@
 // its sha256 and, for JSON lines, its row count. `--resume` checks what it keeps against it (src/study/verify-resume.ts)
 // and `rl-adv report` checks every file it reads against it (src/report/artifacts.ts): a file cut short, even at a
 // line boundary, or edited (an answer flipped) no longer matches, and is rebuilt or refused, never used.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../internal/sha256.js';
-import { STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
+import { STUDY_PHASES, type ArtifactManifest, type ArtifactRecord, type StudyPhase, type StudySummary } from './summary.js';
 
-/** One artifact in summary.json's `artifacts`, keyed by its path in the run folder (`/`-separated). */
-export interface ArtifactRecord {
-  /** The phase that wrote it (a torn one is rebuilt by redoing this phase and every one after it). */
-  phase: StudyPhase;
-  bytes: number;
-  sha256: string;
-  /** JSON lines: the non-blank lines it holds. */
-  rows?: number;
-}
-
-/** summary.json's `artifacts`, in the phases' order, then by path. */
-export type ArtifactManifest = Record<string, ArtifactRecord>;
+export type { ArtifactManifest, ArtifactRecord } from './summary.js';
 
 /** A phase's files at the top of the run folder, and its folders (also under `seeds/<seed>/` for arms and eval). */
 const PHASE_FILES: Readonly<Record<string, StudyPhase>> = {
@@ -56,11 +45,12 @@ export function artifactPhase(rel: string): StudyPhase | null {
 /** Every artifact file under `rel` (a file or a folder of the run), recursively, as `/`-separated paths. */
 function filesUnder(dir: string, rel: string, out: string[]): void {
   const full = path.join(dir, rel);
-  const stat = statSync(full, { throwIfNoEntry: false });
+  // Not following links: only the run's own regular files are recorded (never a device or a pipe, which may not end).
+  const stat = lstatSync(full, { throwIfNoEntry: false });
   if (stat === undefined) return;
   if (stat.isDirectory()) {
     for (const name of readdirSync(full).sort()) filesUnder(dir, rel === '' ? name : `${rel}/${name}`, out);
-  } else if (artifactPhase(rel) !== null) {
+  } else if (stat.isFile() && artifactPhase(rel) !== null) {
     out.push(rel);
   }
 }
@@ -69,7 +59,7 @@ function filesUnder(dir: string, rel: string, out: string[]): void {
 export function phaseArtifacts(dir: string, phase: StudyPhase): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
-    if (name === 'seeds') {
+    if (name === 'seeds' && statSync(path.join(dir, name)).isDirectory()) {
       for (const seed of readdirSync(path.join(dir, name)).sort()) for (const under of ['arms', 'eval']) filesUnder(dir, `seeds/${seed}/${under}`, out);
     } else if (PHASE_FOLDERS[name] !== undefined || PHASE_FILES[name] !== undefined || /^preflight_\w+\.json$/.test(name)) {
       filesUnder(dir, name, out);
@@ -139,8 +129,9 @@ function parseProblem(text: string, rel: string): string | null {
  */
 export function artifactProblem(dir: string, rel: string, record: ArtifactRecord | undefined): string | null {
   const full = path.join(dir, rel);
-  if (!existsSync(full)) return 'missing';
-  if (!statSync(full).isFile()) return 'not a regular file';
+  const stat = lstatSync(full, { throwIfNoEntry: false });
+  if (stat === undefined) return 'missing';
+  if (!stat.isFile()) return 'not a regular file';
   const bytes = readFileSync(full);
   const text = bytes.toString('utf8');
   const parse = parseProblem(text, rel);

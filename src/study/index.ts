@@ -61,6 +61,8 @@ export {
   type ReplicateSummary,
   type ReplicateArmSummary,
   type LearningSummary,
+  type ArtifactManifest,
+  type ArtifactRecord,
 } from './summary.js';
 export { runJobs, type StudyJob } from './jobs.js';
 export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';

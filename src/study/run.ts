@@ -1,6 +1,7 @@
 // `rl-adv study`: the whole protocol of docs/method.md section 8 as one resumable run. Phases in order: preflight,
 // calibration, pilot, gate, arms, eval, decision (one module each in phases/). Each writes its artifact atomically
-// into the run folder and records itself in summary.json, so --resume skips finished phases and an arm continues
+// into the run folder and records itself and its artifacts (bytes, sha256, rows) in summary.json, so --resume skips
+// finished phases whose artifacts are whole (a torn one is rebuilt: src/study/verify-resume.ts) and an arm continues
 // from its checkpoint. This module only checks the inputs, claims the folder and runs the phases in order.
 import { existsSync } from 'node:fs';
 import path from 'node:path';

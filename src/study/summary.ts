@@ -10,7 +10,6 @@ import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { StudyQuestionSet } from './sim/questions.js';
 import type { ComparisonJson, MultiplicityJson } from './decide-comparisons.js';
-import type { ArtifactManifest } from './artifact-manifest.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -217,3 +216,16 @@ export interface TuningKernelSummary {
   /** The best candidate of each family (the report's kernel chart). */
   per_family: readonly { family: string; tuning: number; held_out: number | null; held_out_ci95?: readonly [number, number] | null }[];
 }
+
+/** One artifact in summary.json's `artifacts`, keyed by its path in the run folder (`/`-separated). */
+export interface ArtifactRecord {
+  /** The phase that wrote it (a torn one is rebuilt by redoing this phase and every one after it). */
+  phase: StudyPhase;
+  bytes: number;
+  sha256: string;
+  /** JSON lines: the non-blank lines it holds. */
+  rows?: number;
+}
+
+/** summary.json's `artifacts`, in the phases' order, then by path. */
+export type ArtifactManifest = Record<string, ArtifactRecord>;

@@ -75,6 +75,19 @@ describe('the tuning phase (sim backend, GSM8K)', () => {
     expect(statSync(path.join(resumed, 'kernel.json')).mtimeMs).toBe(before);
     // Another tuning size is another run.
     await expect(runStudyWithReports({ ...options(resumed), tuningTasks: 200, resume: true })).rejects.toThrow(/holds another run \(different tuning\)/);
+
+    // Killed after summary.json recorded tuning.jsonl's sha256, before the phase ended, and the file then cut at a line
+    // boundary: it is not reused but sampled again, with its kernel (the same bytes: the same inputs).
+    const cut = path.join(temp(), 'cut');
+    cpSync(dir, cut, { recursive: true });
+    const killed = JSON.parse(readFileSync(path.join(cut, 'summary.json'), 'utf8')) as StudySummary;
+    for (const phase of ['tuning', 'pilot', 'gate'] as const) delete killed.phases[phase];
+    writeFileSync(path.join(cut, 'summary.json'), JSON.stringify(killed));
+    writeFileSync(path.join(cut, 'tuning.jsonl'), readFileSync(path.join(dir, 'tuning.jsonl'), 'utf8').split('\n').slice(0, 120).join('\n') + '\n');
+    const notes: string[] = [];
+    await runStudyWithReports({ ...options(cut), resume: true, onPhase: (e) => e.kind === 'note' && notes.push(e.line) });
+    expect(notes).toContain(`${path.join(cut, 'tuning.jsonl')}: its sha256 differs from the one summary.json records (truncated or edited); sampling it again`);
+    for (const f of ['tuning.jsonl', 'kernel.json']) expect(readFileSync(path.join(cut, f)).equals(readFileSync(path.join(dir, f))), f).toBe(true);
   });
 
   it('refuses tuning options without --tune-kernel and more tasks than are free', async () => {

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { accuracy } from './figures.js';
+import { evaluateWhole } from './evaluate-whole.js';
 import { formatFigure } from '../../internal/figures.js';
 import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
 import { pathUnder } from '../../internal/path-parts.js';
@@ -23,12 +24,12 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.events.label(`eval: the starting policy and ${runs.length} arm runs on ${evalItems.length} items`);
   // The starting policy once: every arm's change is measured from it (summary.json `learning`).
   const startFile = path.join(ctx.dir, 'eval', 'init.jsonl');
-  const start = await ctx.backend.evaluate(ctx.study, 'init', evalItems, startFile);
+  const start = await evaluateWhole(ctx, 'init', evalItems, startFile);
   ctx.summary.start = { accuracy: accuracy(start), n: start.length, file: path.relative(ctx.dir, startFile) };
   const rows = await runArmJobs(ctx, 'eval', runs, async (r) => {
     const file = pathUnder(ctx.dir, path.relative(ctx.dir, r.root), 'eval', `${r.arm.name}.jsonl`);
     mkdirSync(path.dirname(file), { recursive: true });
-    return { file, rows: await ctx.backend.evaluate(ctx.study, await checkpointOf(ctx, r), evalItems, file) };
+    return { file, rows: await evaluateWhole(ctx, await checkpointOf(ctx, r), evalItems, file) };
   });
   const evals: NonNullable<PhaseContext['summary']['eval']> = {};
   runs.forEach((r, i) => {

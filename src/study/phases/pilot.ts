@@ -5,6 +5,7 @@ import { PILOT_EVAL_ITEMS, PILOT_STEPS } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { FIGURE_DIGITS } from '../../internal/figures.js';
 import { accuracy } from './figures.js';
+import { evaluateWhole } from './evaluate-whole.js';
 import { formatFigure } from '../../internal/figures.js';
 import { pathUnder } from '../../internal/path-parts.js';
 
@@ -16,7 +17,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const evals: Record<string, { accuracy: number; n: number }> = {};
   mkdirSync(pilotDir, { recursive: true });
   events.label(`pilot: eval of the starting policy on ${pilotItems.length} items`);
-  evals.init = { accuracy: accuracy(await backend.evaluate(study, 'init', pilotItems, path.join(pilotDir, 'eval_init.jsonl'))), n: pilotItems.length };
+  evals.init = { accuracy: accuracy(await evaluateWhole(ctx, 'init', pilotItems, path.join(pilotDir, 'eval_init.jsonl'))), n: pilotItems.length };
   for (const arm of ctx.spec.arms) {
     const armDir = pathUnder(ctx.dir, 'pilot', arm.name);
     mkdirSync(armDir, { recursive: true });
@@ -24,7 +25,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     const result = await backend.trainArm(study, { arm, phase: 'pilot', steps: PILOT_STEPS, dir: armDir });
     arms[arm.name] = { reward_per_step: [...result.rewardPerStep] };
     events.label(`pilot: eval of ${arm.name}`);
-    const rows = await backend.evaluate(study, result.checkpoint, pilotItems, pathUnder(ctx.dir, 'pilot', `eval_${arm.name}.jsonl`));
+    const rows = await evaluateWhole(ctx, result.checkpoint, pilotItems, pathUnder(ctx.dir, 'pilot', `eval_${arm.name}.jsonl`));
     evals[arm.name] = { accuracy: accuracy(rows), n: rows.length };
   }
   ctx.summary.pilot = { arms, eval: evals };

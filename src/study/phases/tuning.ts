@@ -2,7 +2,7 @@
 // policy's rollouts, one per task, on train tasks neither arm reaches nor the gate uses (tuning.jsonl, the
 // calibrate row format), and a kernel tuned on them by tune-kernel (kernel.json). It never changes this run's arms:
 // a kernel is adopted only through `rl-adv study revise`, a recorded revised spec, before any training.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { readJsonl } from '../backends/files.js';
@@ -22,7 +22,13 @@ async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: Cal
   const { study } = ctx;
   const picked = tuningTaskRows(ctx.spec, study.train, study.order, count, ctx.options.steps);
   const file = path.join(ctx.dir, TUNING_FILE);
-  if (existsSync(file)) return { rows: readJsonl<CalibrationRow>(file), first: picked.first, end: picked.end };
+  if (existsSync(file)) {
+    // Kept only when it is the file summary.json recorded (an attempt killed before recording it wrote it whole).
+    const recorded = ctx.summary.tuning?.sha256;
+    if (recorded === undefined || sha256File(file) === recorded) return { rows: readJsonl<CalibrationRow>(file), first: picked.first, end: picked.end };
+    ctx.options.onPhase?.({ kind: 'note', line: `${file}: its sha256 differs from the one summary.json records (truncated or edited); sampling it again` });
+    for (const f of [file, path.join(ctx.dir, KERNEL_FILE)]) rmSync(f, { force: true });
+  }
   const mine = new Set(Array.from(study.order.slice(-CALIBRATION_TASKS)));
   const exclude = gateCalibrationTasks(ctx.spec, study.train)
     .map((t) => t.index)
