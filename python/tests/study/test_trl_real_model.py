@@ -71,7 +71,7 @@ def run(model: dict[str, Path]) -> Path:
     spec.write_text(json.dumps(real_spec(HUB_NAME), indent=2), encoding="utf-8")
     args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(spec), "--out", str(out), "--python", sys.executable]
     args += ["--steps", "2", "--eval-limit", "20", "--calibration-batches", "200"]
-    # about 21 min of wall time on the shared 2-core machine at load average 25 (the timeout is for a hang, not a bound)
+    # about 22 min of wall time on the shared 2-core machine at load average 25 (the timeout is for a hang, not a bound)
     r = subprocess.run(args, capture_output=True, text=True, timeout=3600, env=hf_env(model["cache"]))
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-4000:]}"
     return out
