@@ -82,7 +82,7 @@ describe('rl-adv study --backend trl refuses before any work', () => {
   // .ci/run runs this file again after its Python step with RL_ADV_REQUIRE_TRL_PROBE=1 and RL_ADV_PYTHON set to the
   // venv it built from the wheel: there the real probe must run, never skip.
   const requireProbe = process.env.RL_ADV_REQUIRE_TRL_PROBE === '1';
-  it.skipIf(!requireProbe && realPython() === undefined)('with the real probe on this CPU machine, the GSM8K spec stops at once naming the GPU', () => {
+  it.skipIf(!requireProbe && realPython() === undefined)('with the real probe on this CPU machine, the GSM8K spec stops at once naming the GPU and the uncached weights', () => {
     const python = realPython();
     if (python === undefined) throw new Error('RL_ADV_REQUIRE_TRL_PROBE=1 but RL_ADV_PYTHON does not import rl_advantages.study, torch and trl');
     const out = path.join(temp(), 'run');
@@ -90,7 +90,9 @@ describe('rl-adv study --backend trl refuses before any work', () => {
     const r = study(['--backend', 'trl', '--spec', specPath, '--out', out, '--python', python], { HF_HUB_OFFLINE: '1' });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^rl-adv: --backend trl: this machine cannot run gs1-vs-grpo\.json: missing a GPU .*the weights of Qwen\/Qwen3\.5-2B \(not in the Hugging Face cache\) and the network/);
+    expect(r.stderr).toMatch(
+      /^rl-adv: --backend trl: this machine cannot run gs1-vs-grpo\.json: missing a GPU for "dtype": "bfloat16" .*the weights of Qwen\/Qwen3\.5-2B in the Hugging Face cache \(.*HF_HUB_OFFLINE=1 forbids downloading them\)/,
+    );
     expect(existsSync(out)).toBe(false);
     // Before any work: the probe imports torch only (seconds on a quiet machine; the bound allows a loaded one).
     expect(performance.now() - started).toBeLessThan(120_000);

@@ -43,6 +43,15 @@ def ensure_init(settings: Settings, args: argparse.Namespace) -> str:
     return source
 
 
+def prepare(settings: Settings, args: argparse.Namespace) -> tuple[Settings, str]:
+    """The starting policy's source (:func:`ensure_init`) and the settings with the renderer resolved against its
+    tokenizer (``policy.with_renderer``)."""
+    from .policy import with_renderer
+
+    source = ensure_init(settings, args)
+    return with_renderer(settings, source), source
+
+
 def open_server(args: argparse.Namespace) -> Any:
     """The package's server with the TF-IDF corpus of the study (the train questions)."""
     from .. import Server
@@ -56,15 +65,14 @@ def make_trainer_factory(settings: Settings, source: str, server: Any, run_dir: 
     def make(arm: Any, stock: bool, data: Any) -> Any:
         import torch
         import trl
-        from transformers import AutoModelForCausalLM
 
         from ..integrations.trl import GRPOTrainer
         from .arms import grpo_config, lora_config, question_text
-        from .policy import load_tokenizer
+        from .policy import load_base, load_tokenizer
         from .settings import reward
 
         tok = load_tokenizer(source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
+        model = load_base(settings, source)
         kept: list[float] = []
 
         def reward_func(prompts: Any, completions: Any, completion_ids: Any, reference: Any, **_: Any) -> list[float]:
@@ -98,7 +106,7 @@ def cmd_preflight(settings: Settings, args: argparse.Namespace) -> int:
     from .policy import init_dir
     from .preflight import report_passed, run_preflight
 
-    source = ensure_init(settings, args)
+    settings, source = prepare(settings, args)
     deterministic(settings.grpo_arm().seed, settings.threads)
     corpus = [item.question for item in load_gsm8k(args.data_dir, "train")]
     with open_server(args) as server:
@@ -121,10 +129,10 @@ def cmd_preflight(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_sample(settings: Settings, args: argparse.Namespace) -> int:
     from .policy import generate, grade, load_policy, load_tokenizer
 
-    source = ensure_init(settings, args)
+    settings, source = prepare(settings, args)
     deterministic(args.seed, settings.threads)
     tasks = read_items(args.tasks)
-    model, tok = load_policy(source), load_tokenizer(source)
+    model, tok = load_policy(settings, source), load_tokenizer(source)
     repeated = [t for t in tasks for _ in range(args.rollouts)]
     graded = grade(repeated, generate(settings, model, tok, [t.question for t in repeated], greedy=False))
     write_jsonl(args.out, [{"task_id": t.task_id, "prompt": t.question, "reward": g["reward"]} for t, g in zip(repeated, graded)])
@@ -137,7 +145,7 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
     from .arms import Checkpointing, Curve, train_arm
     from .checkpoints import fingerprint
 
-    source = ensure_init(settings, args)
+    settings, source = prepare(settings, args)
     arm = settings.arm(args.arm)
     if args.seed is not None:
         if args.seed < 0:
@@ -172,10 +180,10 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
     from .policy import generate, grade, load_policy, load_tokenizer
 
-    source = ensure_init(settings, args)
+    settings, source = prepare(settings, args)
     deterministic(0, settings.threads)
     items = read_items(args.items)
-    model = load_policy(source, None if args.checkpoint == "init" else args.checkpoint)
+    model = load_policy(settings, source, None if args.checkpoint == "init" else args.checkpoint)
     rows = grade(items, generate(settings, model, load_tokenizer(source), [i.question for i in items], greedy=True))
     write_jsonl(args.out, rows)
     return 0

@@ -57,10 +57,11 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str, save_eve
         top_p=1.0,
         top_k=0,
         shuffle_dataset=False,
-        disable_dropout=True,
+        disable_dropout=settings.lora is None or settings.lora.dropout == 0,  # TRL's switch also zeroes LoRA's dropout
         seed=arm.seed,
         use_cpu=not torch.cuda.is_available(),
-        bf16=False,
+        bf16=settings.dtype == "bfloat16",
+        fp16=settings.dtype == "float16",
         report_to="none",
         logging_steps=1,
         **({"save_strategy": "steps", "save_steps": save_every, "save_only_model": False} if save_every else {"save_strategy": "no"}),
@@ -70,12 +71,14 @@ def grpo_config(settings: Settings, arm: Arm, steps: int, out_dir: str, save_eve
 
 
 def lora_config(settings: Settings) -> Any:
-    """peft's LoRA on every linear layer, or None for full fine-tuning (the spec's ``lora_rank`` 0)."""
-    if settings.lora_rank == 0:
+    """peft's LoRA as the spec gives it (``lora``: rank, alpha, dropout, target_modules; or ``lora_rank``: every
+    linear layer), or None for full fine-tuning (``lora_rank`` 0, ``"lora": null``)."""
+    if settings.lora is None:
         return None
     from peft import LoraConfig
 
-    return LoraConfig(r=settings.lora_rank, lora_alpha=settings.lora_alpha, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
+    lora = settings.lora
+    return LoraConfig(r=lora.rank, lora_alpha=lora.alpha, lora_dropout=lora.dropout, target_modules=lora.target_modules, task_type="CAUSAL_LM")
 
 
 class StepLog:
@@ -194,7 +197,7 @@ def train_arm(
     spec's ``lora_rank`` 0 the whole model is trained and ``out_dir/adapter`` holds the whole model."""
     import torch
     from datasets import Dataset
-    from transformers import AutoModelForCausalLM, TrainerCallback
+    from transformers import TrainerCallback
 
     from ..integrations.trl import GRPOTrainer
 
@@ -210,11 +213,11 @@ def train_arm(
             "task_id": [t.task_id for t in chosen],
         }
     )
-    from .policy import load_tokenizer
+    from .policy import load_base, load_tokenizer
 
     resume_from = open_folder(saving.folder, saving.fingerprint, saving.resume) if saving else None
     tok = load_tokenizer(source)
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
+    model = load_base(settings, source)
     log = StepLog(arm, os.path.join(out_dir, "advantages.jsonl"))
     log.bind(tok.eos_token_id, settings.max_tokens)
     if resume_from is not None:

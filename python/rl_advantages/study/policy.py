@@ -9,6 +9,7 @@ the same weights and the same samples (the drivers run with ``torch.use_determin
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import time
@@ -26,14 +27,33 @@ def init_dir(run_dir: str) -> str:
     return os.path.join(run_dir, "trl", "init")
 
 
+def base_model_source(settings: Settings) -> str:
+    """The spec's ``base_model`` as ``from_pretrained`` takes it: a local folder (``save_pretrained`` output) when
+    the name is an absolute path, starts with ``./`` or ``../``, or names a folder beside the spec; else a hub name
+    (``org/name``), resolved through the Hugging Face cache (``HF_HOME`` / ``HF_HUB_CACHE``, ``HF_HUB_OFFLINE``)."""
+    name = settings.base_model
+    if os.path.isabs(name):
+        return name
+    beside = os.path.normpath(os.path.join(settings.spec_dir, name))
+    if name.startswith(("./", "../")) or os.path.isdir(beside):
+        return beside
+    return name
+
+
+def is_local(source: str) -> bool:
+    return os.path.isabs(source)
+
+
 def policy_source(settings: Settings, run_dir: str, model: str | None) -> str:
-    """Where the starting policy is loaded from: ``--model``, the small world's ``RUN/trl/init``, or the hub name."""
+    """Where the starting policy is loaded from: ``--model``, the small world's ``RUN/trl/init``, or the spec's
+    ``base_model`` (:func:`base_model_source`)."""
     if model:
         return model
-    return init_dir(run_dir) if settings.world else settings.base_model
+    return init_dir(run_dir) if settings.world else base_model_source(settings)
 
 
 def load_tokenizer(source: str) -> Any:
+    """The model's own tokenizer (its chat template with it), left-padded; its EOS pads when it has no pad token."""
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(source)
@@ -43,14 +63,64 @@ def load_tokenizer(source: str) -> Any:
     return tok
 
 
-def load_policy(source: str, adapter: str | None = None) -> Any:
-    """The starting policy (float32), with an arm's LoRA adapter merged in when given, or an arm's whole trained model
-    (full fine-tuning: a folder without ``adapter_config.json``); in eval mode."""
+def with_renderer(settings: Settings, source: str) -> Settings:
+    """The settings with the spec's ``renderer`` resolved against the model's tokenizer: ``"plain"`` (the question
+    as text), a chat renderer (any other name: the tokenizer's own chat template, which it must have), or, when the
+    spec names none, the chat template if the tokenizer has one, else plain (the small world's has none).
+
+    Raises:
+        DriverError: the spec names a chat renderer and the tokenizer has no chat template.
+    """
+    if settings.renderer == "plain":
+        return settings
+    template = getattr(load_tokenizer(source), "chat_template", None)
+    if settings.renderer == "auto":
+        return dataclasses.replace(settings, renderer="chat" if template else "plain")
+    if not template:
+        raise DriverError(
+            f'field "renderer": {settings.renderer!r} renders prompts with the chat template of the tokenizer, and the tokenizer '
+            f'of {source} has none: set "renderer": "plain" (the question as text) or use a model whose tokenizer has one'
+        )
+    return settings
+
+
+def torch_dtype(settings: Settings) -> Any:
+    """The weights' dtype for the spec's ``dtype``: bfloat16 as is; float16 only under LoRA (peft keeps the adapter
+    in float32, and TRL's fp16 mixed precision cannot unscale float16 gradients of a whole model, which then loads in
+    float32); float32 otherwise.
+
+    Raises:
+        DriverError: bfloat16 or float16 without a GPU (``torch.cuda.is_available()`` is False).
+    """
+    import torch
+
+    if settings.dtype != "float32" and not torch.cuda.is_available():
+        raise DriverError(
+            f'field "dtype": {settings.dtype} needs a GPU (torch.cuda.is_available() is False), and this run has none: set '
+            '"dtype": "float32" to run on the CPU'
+        )
+    if settings.dtype == "bfloat16":
+        return torch.bfloat16
+    if settings.dtype == "float16" and settings.lora is not None:
+        return torch.float16
+    return torch.float32
+
+
+def load_base(settings: Settings, source: str) -> Any:
+    """The starting policy to train, in the spec's dtype (:func:`torch_dtype`)."""
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype(settings))
+
+
+def load_policy(settings: Settings, source: str, adapter: str | None = None) -> Any:
+    """The starting policy (in the spec's dtype), with an arm's LoRA adapter merged in when given, or an arm's whole
+    trained model (full fine-tuning: a folder without ``adapter_config.json``); on the GPU when there is one, in eval mode."""
     import torch
     from transformers import AutoModelForCausalLM
 
     full = adapter is not None and not os.path.exists(os.path.join(adapter, "adapter_config.json"))
-    model = AutoModelForCausalLM.from_pretrained(adapter if full else source, dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(adapter if full else source, dtype=torch_dtype(settings))
     if adapter and not full:
         from peft import PeftModel
 
@@ -62,6 +132,8 @@ def load_policy(source: str, adapter: str | None = None) -> Any:
 
 
 def _prompt_texts(settings: Settings, tok: Any, questions: Sequence[str]) -> list[str]:
+    """The text the policy continues: the question (``plain``), or the one-turn chat in the tokenizer's own template
+    with the generation prompt (``enable_thinking=False``, which templates without thinking ignore)."""
     prompts = [render(settings, q) for q in questions]
     if settings.renderer == "plain":
         return list(prompts)

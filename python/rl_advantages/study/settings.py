@@ -42,6 +42,23 @@ class Arm:
     seed: int
 
 
+#: The spec's ``dtype`` values: the weights' dtype and TRL's mixed precision (``bf16`` / ``fp16``) on a GPU.
+DTYPES = ("float32", "bfloat16", "float16")
+
+#: The keys of the spec's ``lora`` object.
+LORA_KEYS = ("rank", "alpha", "dropout", "target_modules")
+
+
+@dataclass(frozen=True)
+class Lora:
+    """peft's LoRA as the spec's ``lora`` (or ``lora_rank`` with ``trl.lora_alpha``) gives it."""
+
+    rank: int
+    alpha: float
+    dropout: float
+    target_modules: Any  # "all-linear" or a list of module names
+
+
 @dataclass(frozen=True)
 class Settings:
     """The spec's model, generation and training settings the drivers use (both arms share all but grouping)."""
@@ -59,6 +76,12 @@ class Settings:
     threads: int
     #: Optimiser steps between an arm's mid-arm checkpoints (the spec's ``trl.save_every``; checkpoints.py).
     save_every: int
+    #: LoRA, or None for full fine-tuning (``lora_rank`` 0).
+    lora: Lora | None = None
+    #: The spec's ``dtype`` (default float32 for the small world, bfloat16 for a Hugging Face model).
+    dtype: str = "float32"
+    #: The folder of the spec file (a relative ``base_model`` folder is read from there).
+    spec_dir: str = "."
 
     @property
     def world(self) -> bool:
@@ -109,23 +132,67 @@ def load_settings(path: str) -> Settings:
     save_every = trl.get("save_every", DEFAULT_SAVE_EVERY)
     if isinstance(save_every, bool) or not isinstance(save_every, int) or save_every < 1:
         raise DriverError(f'--spec {path}: field "trl.save_every": must be an integer >= 1 (steps between checkpoints), got {json.dumps(save_every)}')
-    lora_rank = raw.get("lora_rank", 32)
-    if isinstance(lora_rank, bool) or not isinstance(lora_rank, int) or lora_rank < 0:
-        raise DriverError(f'--spec {path}: field "lora_rank": must be an integer >= 0 (0: full fine-tuning, no LoRA), got {json.dumps(lora_rank)}')
+    lora = read_lora(path, raw, trl)
+    dtype = raw.get("dtype", "float32" if raw.get("model_config") is not None else "bfloat16")
+    if dtype not in DTYPES:
+        raise DriverError(f'--spec {path}: field "dtype": must be one of {", ".join(DTYPES)}, got {json.dumps(dtype)}')
+    lora_rank = lora.rank if lora else 0
     return Settings(
         raw=raw,
         arms=arms,
         base_model=str(raw.get("base_model", "")),
         model_config=raw.get("model_config"),
         pretrain=raw.get("pretrain"),
-        renderer=str(raw.get("renderer", "plain")),
+        # none given: plain for the small world, else "auto" (the tokenizer's chat template if it has one; policy.with_renderer)
+        renderer=str(raw.get("renderer") or ("plain" if raw.get("model_config") is not None else "auto")),
         lora_rank=lora_rank,
-        lora_alpha=int(trl.get("lora_alpha", 2 * lora_rank)),
+        lora_alpha=int(lora.alpha) if lora else 0,
         max_tokens=int(raw.get("max_tokens", 512)),
         temperature=float(trl.get("temperature", 1.0)),
         threads=int(trl.get("threads", 1)),
         save_every=save_every,
+        lora=lora,
+        dtype=str(dtype),
+        spec_dir=os.path.dirname(os.path.abspath(path)),
     )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def read_lora(path: str, raw: dict[str, Any], trl: dict[str, Any]) -> Lora | None:
+    """The spec's LoRA: ``lora: {rank, alpha, dropout, target_modules}`` (alpha default 2 x rank, dropout 0,
+    target_modules ``"all-linear"``), or the older ``lora_rank`` (0: full fine-tuning) with ``trl.lora_alpha``;
+    neither: rank 32 on every linear layer. Both: refused (one would be ignored)."""
+    if "lora" not in raw:
+        rank = raw.get("lora_rank", 32)
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise DriverError(f'--spec {path}: field "lora_rank": must be an integer >= 0 (0: full fine-tuning, no LoRA), got {json.dumps(rank)}')
+        return Lora(rank, float(trl.get("lora_alpha", 2 * rank)), 0.0, "all-linear") if rank else None
+    if "lora_rank" in raw or "lora_alpha" in trl:
+        raise DriverError(f'--spec {path}: field "lora": give either "lora" or "lora_rank" / "trl.lora_alpha", not both (one would be ignored)')
+    given = raw["lora"]
+    if given is None:
+        return None  # "lora": null: full fine-tuning
+    if not isinstance(given, dict):
+        raise DriverError(f'--spec {path}: field "lora": must be an object {{rank, alpha, dropout, target_modules}} or null (full fine-tuning), got {json.dumps(given)}')
+    unknown = sorted(set(given) - set(LORA_KEYS))
+    if unknown:
+        raise DriverError(f'--spec {path}: field "lora.{unknown[0]}": unknown (known: {", ".join(LORA_KEYS)})')
+    rank = given.get("rank")
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise DriverError(f'--spec {path}: field "lora.rank": must be an integer >= 1 (use "lora": null for full fine-tuning), got {json.dumps(rank)}')
+    alpha = given.get("alpha", 2 * rank)
+    if not _number(alpha) or alpha <= 0:
+        raise DriverError(f'--spec {path}: field "lora.alpha": must be a number > 0, got {json.dumps(alpha)}')
+    dropout = given.get("dropout", 0.0)
+    if not _number(dropout) or not 0 <= dropout < 1:
+        raise DriverError(f'--spec {path}: field "lora.dropout": must be a number in [0, 1), got {json.dumps(dropout)}')
+    targets = given.get("target_modules", "all-linear")
+    if targets != "all-linear" and not (isinstance(targets, list) and targets and all(isinstance(t, str) and t for t in targets)):
+        raise DriverError(f'--spec {path}: field "lora.target_modules": must be "all-linear" or a non-empty list of module names (e.g. ["q_proj", "v_proj"]), got {json.dumps(targets)}')
+    return Lora(rank, float(alpha), float(dropout), targets)
 
 
 def deterministic(seed: int, threads: int) -> None:

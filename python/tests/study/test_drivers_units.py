@@ -96,7 +96,14 @@ def test_probe_needs_nothing_for_the_world_and_names_a_missing_model_folder(tmp_
     pytest.importorskip("peft")
     assert missing_requirements(load_settings(str(ARITH)), None) == []
     missing = missing_requirements(load_settings(str(GSM8K)), str(tmp_path))
-    assert missing == [f"model weights at --model {tmp_path} (no config.json there)"]
+    gpu = [] if torch_cuda() else ['a GPU for "dtype": "bfloat16" (the default for a Hugging Face model) (torch.cuda.is_available() is False): set "dtype": "float32" to run on the CPU']
+    assert missing == gpu + [f"model weights at --model {tmp_path} (no config.json there)"]
+
+
+def torch_cuda() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def test_lora_rank_zero_is_full_fine_tuning_and_is_checked(tmp_path: Path) -> None:

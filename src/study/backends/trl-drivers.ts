@@ -78,7 +78,8 @@ function probe(python: string, specPath: string, model: string | undefined, env:
 
 /**
  * Probes the drivers, all at once, for what the spec needs (a Python that runs and imports them, their packages, and
- * for a hub model a GPU and its weights or the network), then returns how the jobs call them.
+ * for a Hugging Face model its files or the network, and a GPU for a bfloat16 or float16 `dtype`), then returns how
+ * the jobs call them.
  *
  * @throws {RlAdvantagesError} `trl_unavailable`, naming what is missing and how to provide it.
  * @example

@@ -110,8 +110,9 @@ async function evalJob(d: TrlDrivers, ctx: StudyContext, checkpoint: string, ite
 
 /**
  * Creates the TRL backend after probing, all at once, what the spec needs: a Python that runs and imports the
- * drivers, their packages (torch, transformers, trl, peft, datasets), and for a hub model a GPU and its weights or
- * the network. A run is refused before its folder is touched, with one message naming everything missing.
+ * drivers, their packages (torch, transformers, trl, peft, datasets), for a Hugging Face model (`base_model` a hub
+ * name or a `save_pretrained` folder) its files in the folder or the hub cache or the network (none under
+ * `HF_HUB_OFFLINE=1`), and a GPU for a `dtype` of bfloat16 or float16. A run is refused before its folder is touched, with one message naming everything missing.
  *
  * @throws {RlAdvantagesError} `trl_unavailable`, naming what is missing and how to provide it.
  * @example
