@@ -62,6 +62,15 @@ export {
   type LearningSummary,
 } from './summary.js';
 export { runJobs, type StudyJob } from './jobs.js';
+export {
+  JobLostError,
+  type Executor,
+  type JobAttempt,
+  type JobCommand,
+  type JobDescription,
+  type JobPlacement,
+  type JobResources,
+} from './executor/types.js';
 export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';
 export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './revise.js';
 export {
