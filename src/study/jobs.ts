@@ -23,7 +23,7 @@ export interface StudyJob<T> {
  * thrown.
  *
  * @param jobs - the jobs, in the order their results are wanted.
- * @param limit - the most jobs running at once, an integer >= 1 (`rl-adv study --jobs`).
+ * @param limit - the most jobs running at once, an integer >= 1 (`rl-adv study --jobs`), or Infinity.
  * @param onEvent - told when a job starts and ends (progress lines).
  * @throws {RlAdvantagesError} `bad_option` (field `jobs`) for a limit that is not an integer >= 1; else the failed
  *   job's own error.
@@ -38,7 +38,7 @@ export async function runJobs<T>(
   limit: number,
   onEvent?: (event: { kind: 'start' | 'done' | 'failed'; label: string; index: number }) => void,
 ): Promise<T[]> {
-  if (!Number.isInteger(limit) || limit < 1) {
+  if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) {
     throw new RlAdvantagesError(`--jobs must be an integer >= 1, got ${String(limit)}`, { code: 'bad_option', field: 'jobs' });
   }
   const results: T[] = new Array<T>(jobs.length);

@@ -14,6 +14,9 @@ import { loadStudyQuestions, type StudyQuestions } from './load-questions.js';
 import type { StudyOptions, StudyOutcome } from './options.js';
 import type { PhaseContext, StudyPhaseStep } from './phases/context.js';
 import { PHASE_STEPS } from './phases/index.js';
+import { studyJobGraph } from './phases/job-graph.js';
+import { studyScheduler } from './study-scheduler.js';
+import type { StudyJobRunner } from './backends/types.js';
 import { claimRunDir, RESUME_REMEDY } from './run-dir.js';
 import { RlAdvantagesIoError } from '../errors.js';
 import { withRemedy } from '../internal/durable-write.js';
@@ -28,7 +31,7 @@ import { usage } from './usage.js';
 
 export type { StudyOptions, StudyOutcome } from './options.js';
 
-interface RunInputs {
+export interface RunInputs {
   readonly options: StudyOptions;
   readonly dir: string;
   readonly specPath: string;
@@ -43,7 +46,7 @@ interface RunInputs {
 }
 
 /** The context the phases share: the fitted TF-IDF, the data order, the backend's context and the run's settings. */
-function phaseContext(inputs: RunInputs): PhaseContext {
+export function phaseContext(inputs: RunInputs, jobs?: StudyJobRunner): PhaseContext {
   const { options, dir, spec, data, identity, summary } = inputs;
   const { train, test } = data;
   const events = phaseEvents(options.onPhase);
@@ -62,6 +65,7 @@ function phaseContext(inputs: RunInputs): PhaseContext {
     order,
     kernels: inputs.kernels,
     progress: (done: number, total: number) => events.progress(done, total),
+    ...(jobs === undefined ? {} : { jobs }),
   };
   const { treatment, baseline } = inputs.arms;
   const settings = {
@@ -119,6 +123,25 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
  * ```
  */
 export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
+  const inputs = await studyInputs(options);
+  const lock = claimRunDir(inputs.dir, inputs.identity, options.resume === true, options.dir);
+  try {
+    return await runPhases(inputs);
+  } catch (error) {
+    // A full or failing disk: the run resumes where it stopped once space is back.
+    throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Everything a run needs, checked before its folder is touched (the spec, its arms and kernels, the questions, the
+ * run's identity).
+ *
+ * @throws {RlAdvantagesError} as {@link runStudy}.
+ */
+export async function studyInputs(options: StudyOptions): Promise<Omit<RunInputs, 'summary'>> {
   const seed = checkOptions(options);
   // Everything that can be refused is checked before the folder is touched.
   await loadSpecModules(options.specPath);
@@ -133,15 +156,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
   const identity = runIdentity(options, seed, specText, data);
-  const lock = claimRunDir(dir, identity, options.resume === true, options.dir);
-  try {
-    return await runPhases({ options, dir, specPath, spec, arms, dataSeed, data, identity, kernels });
-  } catch (error) {
-    // A full or failing disk: the run resumes where it stopped once space is back.
-    throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
-  } finally {
-    lock.release();
-  }
+  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels };
 }
 
 /** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */
@@ -149,7 +164,9 @@ async function runPhases(inputs: Omit<RunInputs, 'summary'>): Promise<StudyOutco
   const { options, dir, specPath, spec, data, identity } = inputs;
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
-  const ctx = phaseContext({ ...inputs, summary });
+  const scheduler = studyScheduler(options, dir);
+  const ctx = phaseContext({ ...inputs, summary }, scheduler.runner);
+  await scheduler.prepare(studyJobGraph(ctx).map((job) => job.plan));
   if (options.resume === true && existsSync(summaryFile)) {
     const skipped = STUDY_PHASES.filter((name) => PHASE_STEPS[name].enabled?.(ctx) === false);
     options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped, replicateSeeds(spec)) });

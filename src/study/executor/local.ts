@@ -101,6 +101,11 @@ export class LocalExecutor implements Executor {
     }
   }
 
+  /** The `--gpus` ids, when given. */
+  get gpuIds(): readonly string[] | undefined {
+    return this.pool?.ids;
+  }
+
   /** The GPUs a job takes from `--gpus`: its own count, at least one (one job per listed GPU at a time). */
   private gpusOf(job: JobDescription): number {
     return Math.max(1, Math.ceil(job.resources.gpus));

@@ -96,3 +96,6 @@ export interface Executor {
   /** Cancels what still runs and releases the cluster connection. */
   close(): Promise<void>;
 }
+
+/** A job before its command: what the study's graph (and `--dry-run`) knows of it; a backend adds the command. */
+export type JobPlan = Omit<JobDescription, 'command' | 'logFile'>;
