@@ -61,7 +61,10 @@ export {
   type ReplicateArmSummary,
   type LearningSummary,
 } from './summary.js';
-export { runJobs, type StudyJob } from './jobs.js';
+export { runJobs, JobScheduler, DEFAULT_JOB_RETRIES, type StudyJob, type JobSchedulerOptions, type JobEvent } from './jobs.js';
+export { createExecutor, setRayFactory, EXECUTOR_NAMES, LocalExecutor, type ExecutorName, type ExecutorOptions, type LocalExecutorOptions } from './executor/index.js';
+export { readLedger, LEDGER_FILE, type LedgerLine, type AttemptOutcome } from './executor/ledger.js';
+export { planStudy } from './study-job.js';
 export {
   JobLostError,
   type Executor,
@@ -69,6 +72,7 @@ export {
   type JobCommand,
   type JobDescription,
   type JobPlacement,
+  type JobPlan,
   type JobResources,
 } from './executor/types.js';
 export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';
