@@ -80,6 +80,8 @@ describe('rl-adv study: bad executor flags', () => {
     [['--job-cpus', '0'], /--job-cpus <n>' argument '0' is invalid\. must be an integer >= 1/],
     [['--executor', 'ray', '--gpus', '0,1'], /--gpus applies to --executor local only/],
     [['--ray-address', '127.0.0.1:6379'], /--ray-address applies to --executor ray only/],
+    // Checked over the whole job graph before the folder is touched.
+    [['--gpus', '0', '--job-gpus', '2'], /--job-gpus: job preflight needs 2 GPUs but --gpus lists 1 \(0\)/],
   ];
   for (const [flags, message] of cases) {
     it(`${flags.join(' ')}: exit 2 naming the flag, nothing written`, () => {

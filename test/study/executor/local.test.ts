@@ -43,9 +43,9 @@ describe('LocalExecutor', () => {
     const failed = await run('console.log("stdout line"); console.error("bad input"); process.exit(2)');
     expect(failed).toBeInstanceOf(RlAdvantagesError);
     expect((failed as RlAdvantagesError).code).toBe('driver_failed');
-    expect((failed as Error).message).toMatch(/^-e \(job eval\) failed with exit code 2 \(log .*eval\.log\):\n {2}bad input$/);
+    expect((failed as Error).message).toMatch(/^-e failed with exit code 2 \(log .*eval\.log\):\n {2}bad input$/);
     const killed = await run('console.error("step 2 saved"); process.kill(process.pid, "SIGKILL")');
-    expect((killed as Error).message).toMatch(/^-e \(job eval\) was killed by SIGKILL \(log .*eval\.log\):\n {2}step 2 saved$/);
+    expect((killed as Error).message).toMatch(/^-e was killed by SIGKILL \(log .*eval\.log\):\n {2}step 2 saved$/);
   });
 
   it("keeps an earlier attempt's log as <name>.1.log, then .2.log", async () => {
