@@ -51,6 +51,11 @@ export function addExecutorOptions(command: Command): Command {
  * The executor's name, its flags checked: `--gpus` is the local executor's, `--ray-address` Ray's.
  *
  * @throws {CliUsageError} naming the flag for an option of the other executor.
+ *
+ * @example
+ * ```ts
+ * checkExecutorFlags({ executor: 'ray', gpus: ['0'] }); // throws: --gpus applies to --executor local only
+ * ```
  */
 export function checkExecutorFlags(options: ExecutorCliOptions): ExecutorName {
   const name = (options.executor ?? 'local') as ExecutorName;
@@ -63,6 +68,11 @@ export function checkExecutorFlags(options: ExecutorCliOptions): ExecutorName {
  * The executor the options name (`--gpus` local only, `--ray-address` ray only), or undefined for the default.
  *
  * @throws {CliUsageError} naming the flag for an option of the other executor.
+ *
+ * @example
+ * ```ts
+ * const executor = await executorOf({ gpus: ['0', '1'] }); // a LocalExecutor on GPUs 0 and 1
+ * ```
  */
 export async function executorOf(options: ExecutorCliOptions): Promise<Executor | undefined> {
   const name = checkExecutorFlags(options);
@@ -71,7 +81,14 @@ export async function executorOf(options: ExecutorCliOptions): Promise<Executor 
   return createExecutor({ executor: name, ...(options.gpus ? { gpus: options.gpus } : {}), ...(name === 'ray' && address !== undefined ? { rayAddress: address } : {}) });
 }
 
-/** The job graph as --dry-run prints it: one block per job. */
+/**
+ * The job graph as --dry-run prints it: one block per job.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(formatJobGraph(await planStudy(options))); // '40 jobs\npreflight  kind preflight; ...'
+ * ```
+ */
 export function formatJobGraph(plans: readonly JobPlan[]): string {
   const lines = [`${plans.length} jobs`];
   for (const p of plans) {

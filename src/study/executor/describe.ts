@@ -40,7 +40,14 @@ export async function runDescribedJob(ctx: StudyContext, job: JobDescription): P
   return (await new LocalExecutor().run(job, 1, new AbortController().signal)).stdout;
 }
 
-/** Environment values of a job's command: the given keys of `env` that are set (never secrets a job does not need). */
+/**
+ * Environment values of a job's command: the given keys of `env` that are set (never secrets a job does not need).
+ *
+ * @example
+ * ```ts
+ * commandEnv(process.env, ['PYTHONPATH', 'HF_HOME']); // { PYTHONPATH: '...' } (the keys that are set)
+ * ```
+ */
 export function commandEnv(env: Readonly<Record<string, string | undefined>>, keys: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of keys) {

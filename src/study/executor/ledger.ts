@@ -41,7 +41,14 @@ export function appendLedger(runDir: string, line: LedgerLine): void {
   appendDurable(path.join(runDir, LEDGER_FILE), JSON.stringify(line) + '\n');
 }
 
-/** The ledger line of an attempt that ended with `outcome` (placement unknown for an attempt that never started). */
+/**
+ * The ledger line of an attempt that ended with `outcome` (placement unknown for an attempt that never started).
+ *
+ * @example
+ * ```ts
+ * ledgerLine(job, 1, { start, end }, 'done', 'local', { node: 'vm', gpuIds: [] }).outcome; // 'done'
+ * ```
+ */
 export function ledgerLine(
   job: JobDescription,
   attempt: number,

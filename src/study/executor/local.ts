@@ -181,7 +181,14 @@ export class LocalExecutor implements Executor {
   }
 }
 
-/** The error of an attempt cancelled through its AbortSignal. */
+/**
+ * The error of an attempt cancelled through its AbortSignal.
+ *
+ * @example
+ * ```ts
+ * throw cancelled(job); // job train/full/grpo_g8 was cancelled
+ * ```
+ */
 export function cancelled(job: JobDescription): RlAdvantagesError {
   return new RlAdvantagesError(`job ${job.id} was cancelled`, { code: 'job_cancelled' });
 }

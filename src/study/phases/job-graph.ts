@@ -48,21 +48,42 @@ function plan(ctx: PhaseContext, base: Omit<JobPlan, 'resources'>): JobPlan {
   return { ...base, resources: jobResources(ctx, base.kind) };
 }
 
-/** The preflight job (preflight.json holds the phase's record; the backend's own report is its write). */
+/**
+ * The preflight job (preflight.json holds the phase's record; the backend's own report is its write).
+ *
+ * @example
+ * ```ts
+ * const checks = await preflightJob(ctx).run();
+ * ```
+ */
 export function preflightJob(ctx: PhaseContext): GraphJob<readonly BackendCheck[]> {
   const writes = ctx.backend.name === 'sim' ? [] : [path.join(ctx.dir, `preflight_${ctx.backend.name}.json`)];
   const p = plan(ctx, { id: 'preflight', kind: 'preflight', reads: common(ctx), writes });
   return { plan: p, run: () => ctx.backend.preflight(ctx.study, p) };
 }
 
-/** The calibration sampling job: calibration/calibration.jsonl. */
+/**
+ * The calibration sampling job: calibration/calibration.jsonl.
+ *
+ * @example
+ * ```ts
+ * calibrationJob(ctx).plan.writes; // ['/runs/a/calibration/calibration.jsonl']
+ * ```
+ */
 export function calibrationJob(ctx: PhaseContext): GraphJob<CalibrationRow[]> {
   const out = path.join(ctx.dir, 'calibration', 'calibration.jsonl');
   const p = plan(ctx, { id: 'calibration', kind: 'calibration', reads: common(ctx), writes: [out] });
   return { plan: p, run: () => (mkdirSync(path.dirname(out), { recursive: true }), ctx.backend.sampleCalibration(ctx.study, ctx.settings.calibrationTasks, CALIBRATION_ROLLOUTS, out, p)) };
 }
 
-/** The tuning sampling job: tuning.jsonl, on tasks neither arm reaches nor the gate uses. */
+/**
+ * The tuning sampling job: tuning.jsonl, on tasks neither arm reaches nor the gate uses.
+ *
+ * @example
+ * ```ts
+ * const rows = await tuningJob(ctx).run(); // tuning.jsonl's rows
+ * ```
+ */
 export function tuningJob(ctx: PhaseContext): GraphJob<CalibrationRow[]> {
   const { study } = ctx;
   const picked = tuningTaskRows(ctx.spec, study.train, study.order, ctx.options.tuningTasks ?? TUNING_TASKS, ctx.options.steps);
@@ -76,25 +97,53 @@ export function tuningJob(ctx: PhaseContext): GraphJob<CalibrationRow[]> {
   return { plan: p, run: () => ctx.backend.sampleTuning(study, { tasks, first: picked.first, exclude, out }, p) };
 }
 
-/** The pilot's items: the first PILOT_EVAL_ITEMS test items. */
+/**
+ * The pilot's items: the first PILOT_EVAL_ITEMS test items.
+ *
+ * @example
+ * ```ts
+ * pilotItems(ctx).length; // 100 (PILOT_EVAL_ITEMS) on GSM8K
+ * ```
+ */
 export function pilotItems(ctx: PhaseContext): readonly Gsm8kItem[] {
   return ctx.study.test.slice(0, Math.min(PILOT_EVAL_ITEMS, ctx.study.test.length));
 }
 
-/** The eval phase's items: every test item, or the first --eval-limit. */
+/**
+ * The eval phase's items: every test item, or the first --eval-limit.
+ *
+ * @example
+ * ```ts
+ * evalItems(ctx).length; // --eval-limit, else every test item
+ * ```
+ */
 export function evalItems(ctx: PhaseContext): readonly Gsm8kItem[] {
   const test = ctx.study.test;
   return ctx.options.evalLimit === undefined ? test : test.slice(0, ctx.options.evalLimit);
 }
 
-/** A pilot arm's training job: PILOT_STEPS steps into pilot/<arm>. */
+/**
+ * A pilot arm's training job: PILOT_STEPS steps into pilot/<arm>.
+ *
+ * @example
+ * ```ts
+ * pilotTrainJob(ctx, arm).plan.id; // 'train/pilot/grpo_g8'
+ * ```
+ */
 export function pilotTrainJob(ctx: PhaseContext, arm: StudyArm): GraphJob<ArmRunResult> {
   const dir = path.join(ctx.dir, 'pilot', arm.name);
   const p = plan(ctx, { id: `train/pilot/${arm.name}`, kind: 'pilot', arm: arm.name, reads: common(ctx), writes: [dir] });
   return { plan: p, run: () => (mkdirSync(dir, { recursive: true }), ctx.backend.trainArm(ctx.study, { arm, phase: 'pilot', steps: PILOT_STEPS, dir }, p)) };
 }
 
-/** A full arm x seed's training job: arms/<arm> (seeds/<s>/arms/<arm>). */
+/**
+ * A full arm x seed's training job: arms/<arm> (seeds/<s>/arms/<arm>).
+ *
+ * @example
+ * ```ts
+ * trainJob(ctx, run).plan.id; // 'train/full/grpo_g8/seed-2'
+ * ```
+ */
 export function trainJob(ctx: PhaseContext, r: ArmRun): GraphJob<ArmRunResult> {
   const id = `train/full/${r.arm.name}${r.replicated ? `/seed-${r.seed}` : ''}`;
   const p = plan(ctx, { id, kind: 'train', arm: r.arm.name, ...(r.replicated ? { seed: r.seed } : {}), reads: common(ctx), writes: [r.request.dir] });
@@ -115,12 +164,26 @@ function evalJob(ctx: PhaseContext, id: string, items: readonly Gsm8kItem[], out
   return { plan: p, run: async () => (mkdirSync(path.dirname(out), { recursive: true }), ctx.backend.evaluate(ctx.study, policy === null ? 'init' : await policy.checkpoint(), items, out, p)) };
 }
 
-/** The pilot's eval of the starting policy: pilot/eval_init.jsonl. */
+/**
+ * The pilot's eval of the starting policy: pilot/eval_init.jsonl.
+ *
+ * @example
+ * ```ts
+ * pilotInitEvalJob(ctx).plan.id; // 'eval/pilot/init'
+ * ```
+ */
 export function pilotInitEvalJob(ctx: PhaseContext): GraphJob<EvalRow[]> {
   return evalJob(ctx, 'eval/pilot/init', pilotItems(ctx), path.join(ctx.dir, 'pilot', 'eval_init.jsonl'), null);
 }
 
-/** The pilot's eval of an arm (`checkpoint`: its pilot's, else found by the pilot's train job): pilot/eval_<arm>.jsonl. */
+/**
+ * The pilot's eval of an arm (`checkpoint`: its pilot's, else found by the pilot's train job): pilot/eval_<arm>.jsonl.
+ *
+ * @example
+ * ```ts
+ * const rows = await pilotEvalJob(ctx, arm, result.checkpoint).run();
+ * ```
+ */
 export function pilotEvalJob(ctx: PhaseContext, arm: StudyArm, checkpoint?: string): GraphJob<EvalRow[]> {
   const train = pilotTrainJob(ctx, arm);
   const dir = path.join(ctx.dir, 'pilot', arm.name);
@@ -128,12 +191,26 @@ export function pilotEvalJob(ctx: PhaseContext, arm: StudyArm, checkpoint?: stri
   return evalJob(ctx, `eval/pilot/${arm.name}`, pilotItems(ctx), path.join(ctx.dir, 'pilot', `eval_${arm.name}.jsonl`), { arm: arm.name, dir, checkpoint: found });
 }
 
-/** The eval phase's eval of the starting policy: eval/init.jsonl. */
+/**
+ * The eval phase's eval of the starting policy: eval/init.jsonl.
+ *
+ * @example
+ * ```ts
+ * initEvalJob(ctx).plan.writes; // ['/runs/a/eval/init.jsonl']
+ * ```
+ */
 export function initEvalJob(ctx: PhaseContext): GraphJob<EvalRow[]> {
   return evalJob(ctx, 'eval/full/init', evalItems(ctx), path.join(ctx.dir, 'eval', 'init.jsonl'), null);
 }
 
-/** Where an arm x seed's eval goes: eval/<arm>.jsonl (seeds/<s>/eval/<arm>.jsonl). */
+/**
+ * Where an arm x seed's eval goes: eval/<arm>.jsonl (seeds/<s>/eval/<arm>.jsonl).
+ *
+ * @example
+ * ```ts
+ * armEvalFile(run); // '/runs/a/seeds/2/eval/grpo_g8.jsonl'
+ * ```
+ */
 export function armEvalFile(r: ArmRun): string {
   return path.join(r.root, 'eval', `${r.arm.name}.jsonl`);
 }
@@ -141,6 +218,11 @@ export function armEvalFile(r: ArmRun): string {
 /**
  * The eval of a full arm x seed's final policy: from the arms phase of this process, else found by its train job (a
  * finished arm's result is read back, never trained again).
+ *
+ * @example
+ * ```ts
+ * armEvalJob(ctx, run).plan.id; // 'eval/full/grpo_g8/seed-2'
+ * ```
  */
 export function armEvalJob(ctx: PhaseContext, r: ArmRun): GraphJob<EvalRow[]> {
   const id = `eval/full/${r.arm.name}${r.replicated ? `/seed-${r.seed}` : ''}`;
