@@ -71,8 +71,11 @@ export async function runStudyJob(runDir: string, jobId: string): Promise<unknow
   const options = runOptions(dir);
   const inputs = await studyInputs(options);
   const recorded = readJson<RunIdentity>(path.join(dir, 'run.json'));
-  if (JSON.stringify(inputs.identity) !== JSON.stringify(recorded)) {
-    throw new RlAdvantagesError(`${path.join(dir, 'run.json')}: the spec, data or version differ from the run's; a job runs only on the run it belongs to`, { code: 'bad_option', field: 'run-dir' });
+  // What makes the job's numbers: the spec, the data, the seed and the sim's settings must be the run's.
+  const keys = ['spec_sha256', 'data_sha256', 'seed', 'backend', 'backend_settings', 'steps', 'eval_limit', 'calibration_batches', 'calibration_bootstrap', 'tuning'] as const;
+  const same = keys.every((key) => JSON.stringify(inputs.identity[key]) === JSON.stringify(recorded[key]));
+  if (!same) {
+    throw new RlAdvantagesError(`${path.join(dir, 'run.json')}: the spec, data or settings differ from the run's; a job runs only on the run it belongs to`, { code: 'bad_option', field: 'run-dir' });
   }
   const summary = readJson<StudySummary>(path.join(dir, 'summary.json'));
   const jobs = studyJobGraph(phaseContext({ ...inputs, summary }));
