@@ -123,5 +123,9 @@ describe("the sim's job command (rl-adv study job)", () => {
       ['preflight', 'calibration', 'eval/pilot/init', 'eval/full/init', ...['grpo_g8', 'gs1_tfidf_g1'].flatMap((arm) => [`train/pilot/${arm}`, `eval/pilot/${arm}`, `train/full/${arm}`, `eval/full/${arm}`])].sort(),
     );
     expect(existsSync(path.join(a, 'jobs.jsonl'))).toBe(false);
+    // A job the run does not have, or a folder that is not a sim run: exit 2 naming the flag.
+    const r = spawnSync(process.execPath, [cli, 'study', 'job', '--run-dir', b, '--job', 'train/full/nope'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^rl-adv: --job: the run has no job "train\/full\/nope" \(its jobs: preflight, calibration, /);
   });
 });
