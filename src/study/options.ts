@@ -1,6 +1,7 @@
 // What runStudy takes and returns, and its progress events. Types only: the phases and the CLI share them
 // without importing the runner.
 import type { StudyBackend } from './backends/types.js';
+import type { Executor } from './executor/types.js';
 import type { SimQuestionSet } from './sim/questions.js';
 import type { StudySummary } from './summary.js';
 
@@ -43,6 +44,25 @@ export interface StudyOptions {
    * single-threaded; the artifacts are the same for any value.
    */
   readonly jobs?: number;
+  /**
+   * Where every job's process runs (`--executor`; default: a LocalExecutor, the sim's jobs computed in this process).
+   * The artifacts are the same for any executor.
+   */
+  readonly executor?: Executor;
+  /** Retries of a job whose node or worker was lost (`--job-retries`, default 2); a driver's failure is never retried. */
+  readonly jobRetries?: number;
+  /** Each job's GPUs and CPUs (`--job-gpus`, `--job-cpus`; defaults per backend and spec: docs/study.md, "Jobs"). */
+  readonly jobGpus?: number;
+  readonly jobCpus?: number;
+  /**
+   * The simulated backend's jobs: `in-process` (the default under the local executor) or `process`, each job its own
+   * `rl-adv study job` process as on a cluster (always so under another executor). The artifacts are the same.
+   */
+  readonly simJobs?: 'in-process' | 'process';
+  /** The CLI's entry (dist/cli.js) that a sim job's process runs (default: the running script, process.argv[1]). */
+  readonly cliPath?: string;
+  /** Ctrl-C: every running job is cancelled and the run stops (resumable). */
+  readonly signal?: AbortSignal;
   /** Progress: a phase starts, advances, ends. */
   readonly onPhase?: (event: PhaseEvent) => void;
   /**

@@ -17,6 +17,9 @@ import { loadStudyQuestions, type StudyQuestions } from './load-questions.js';
 import type { StudyOptions, StudyOutcome } from './options.js';
 import type { PhaseContext, StudyPhaseStep } from './phases/context.js';
 import { PHASE_STEPS } from './phases/index.js';
+import { studyJobGraph } from './phases/job-graph.js';
+import { studyScheduler, type StudyScheduler } from './study-scheduler.js';
+import type { StudyJobRunner } from './backends/types.js';
 import { claimRunDir, RESUME_REMEDY } from './run-dir.js';
 import { RlAdvantagesIoError } from '../errors.js';
 import { withRemedy } from '../internal/durable-write.js';
@@ -31,7 +34,7 @@ import { usage } from './usage.js';
 
 export type { StudyOptions, StudyOutcome } from './options.js';
 
-interface RunInputs {
+export interface RunInputs {
   readonly options: StudyOptions;
   readonly dir: string;
   readonly specPath: string;
@@ -46,7 +49,7 @@ interface RunInputs {
 }
 
 /** The context the phases share: the fitted TF-IDF, the data order, the backend's context and the run's settings. */
-function phaseContext(inputs: RunInputs): PhaseContext {
+export function phaseContext(inputs: RunInputs, jobs?: StudyJobRunner): PhaseContext {
   const { options, dir, spec, data, identity, summary } = inputs;
   const { train, test } = data;
   const events = phaseEvents(options.onPhase);
@@ -65,6 +68,7 @@ function phaseContext(inputs: RunInputs): PhaseContext {
     order,
     kernels: inputs.kernels,
     progress: (done: number, total: number) => events.progress(done, total),
+    ...(jobs === undefined ? {} : { jobs }),
   };
   const { treatment, baseline } = inputs.arms;
   const settings = {
@@ -124,6 +128,32 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
  * ```
  */
 export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
+  const inputs = await studyInputs(options);
+  const scheduler = studyScheduler(options, inputs.dir);
+  // The executor's check of the whole job graph (resources some node has, a shared run folder, the drivers), before
+  // the folder is touched; the default local executor has nothing to check.
+  if (options.executor !== undefined) {
+    const summary = initialSummary(options, inputs.spec, inputs.specPath, inputs.identity, inputs.data);
+    await scheduler.prepare(studyJobGraph(phaseContext({ ...inputs, summary })).map((job) => job.plan));
+  }
+  const lock = claimRunDir(inputs.dir, inputs.identity, options.resume === true, options.dir);
+  try {
+    return await runPhases(inputs, scheduler);
+  } catch (error) {
+    // A full or failing disk: the run resumes where it stopped once space is back.
+    throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Everything a run needs, checked before its folder is touched (the spec, its arms and kernels, the questions, the
+ * run's identity).
+ *
+ * @throws {RlAdvantagesError} as {@link runStudy}.
+ */
+export async function studyInputs(options: StudyOptions): Promise<Omit<RunInputs, 'summary'>> {
   const seed = checkOptions(options);
   // Everything that can be refused is checked before the folder is touched.
   await loadSpecModules(options.specPath);
@@ -138,23 +168,15 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
   const identity = runIdentity(options, seed, specText, data);
-  const lock = claimRunDir(dir, identity, options.resume === true, options.dir);
-  try {
-    return await runPhases({ options, dir, specPath, spec, arms, dataSeed, data, identity, kernels });
-  } catch (error) {
-    // A full or failing disk: the run resumes where it stopped once space is back.
-    throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
-  } finally {
-    lock.release();
-  }
+  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels };
 }
 
 /** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */
-async function runPhases(inputs: Omit<RunInputs, 'summary'>): Promise<StudyOutcome> {
+async function runPhases(inputs: Omit<RunInputs, 'summary'>, scheduler: StudyScheduler): Promise<StudyOutcome> {
   const { options, dir, specPath, spec, data, identity } = inputs;
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
-  const ctx = phaseContext({ ...inputs, summary });
+  const ctx = phaseContext({ ...inputs, summary }, scheduler.runner);
   if (options.resume === true && existsSync(summaryFile)) {
     // Nothing is kept unchecked: a torn artifact is rebuilt by redoing its phase and those after it.
     prepareResume(dir, summary, (line) => options.onPhase?.({ kind: 'note', line }), options.dir);

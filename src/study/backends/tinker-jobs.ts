@@ -9,22 +9,29 @@ import { RlAdvantagesError } from '../../errors.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
 import { completedFailedReport, preflightChecks, replicateArgs, type PreflightReport } from './tinker-checks.js';
+import type { JobPlan } from '../executor/types.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyContext, TuningRequest } from './types.js';
 
-/** How the job functions run a driver: `run` returns its stdout (stdout and stderr also kept in DIR/logs/<logName>.log). */
+/** Names a job when the backend is called on its own (no plan of the study's graph). */
+type Fallback = Pick<JobPlan, 'id' | 'kind'>;
+
+/**
+ * How the job functions run a driver as the job `plan` of the study's graph through the study's executor: `run`
+ * returns its stdout (stdout and stderr also kept in DIR/logs/<logName>.log).
+ */
 export interface TinkerDrivers {
-  readonly run: (ctx: StudyContext, script: string, args: readonly string[], logName: string) => Promise<string>;
+  readonly run: (ctx: StudyContext, script: string, args: readonly string[], logName: string, plan: JobPlan | undefined, fallback: Fallback) => Promise<string>;
 }
 
 const partial = (file: string): string => `${file}.partial`;
 const common = (ctx: StudyContext): string[] => ['--spec', ctx.specPath, '--data-dir', ctx.dataDir];
 
 /** preflight.py once per run folder; its report's checks, prefixed `tinker:`. */
-export async function tinkerPreflight(d: TinkerDrivers, ctx: StudyContext): Promise<readonly BackendCheck[]> {
+export async function tinkerPreflight(d: TinkerDrivers, ctx: StudyContext, plan?: JobPlan): Promise<readonly BackendCheck[]> {
   const out = path.join(ctx.dir, 'preflight_tinker.json');
   if (!existsSync(out)) {
     try {
-      await d.run(ctx, 'preflight.py', ['--out', partial(out), ...common(ctx)], 'preflight');
+      await d.run(ctx, 'preflight.py', ['--out', partial(out), ...common(ctx)], 'preflight', plan, { id: 'preflight', kind: 'preflight' });
     } catch (error) {
       // Exit 1 with a whole report is a preflight whose checks failed: keep the report so the study records
       // the failure check by check (and stops), instead of losing it with the driver's error.
@@ -36,23 +43,23 @@ export async function tinkerPreflight(d: TinkerDrivers, ctx: StudyContext): Prom
 }
 
 /** sample_calibration.py: `rollouts` rollouts of the starting policy on each calibration task. */
-export async function tinkerSampleCalibration(d: TinkerDrivers, ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]> {
+export async function tinkerSampleCalibration(d: TinkerDrivers, ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string, plan?: JobPlan): Promise<CalibrationRow[]> {
   if (!existsSync(out)) {
     const seed = String(ctx.spec.arms[0]?.seed ?? 0);
-    await d.run(ctx, 'sample_calibration.py', ['--out', partial(out), '--tasks', String(tasks.length), '--rollouts', String(rollouts), '--seed', seed, ...common(ctx)], 'calibration');
+    await d.run(ctx, 'sample_calibration.py', ['--out', partial(out), '--tasks', String(tasks.length), '--rollouts', String(rollouts), '--seed', seed, ...common(ctx)], 'calibration', plan, { id: 'calibration', kind: 'calibration' });
     renameSync(partial(out), out);
   }
   return readJsonl<CalibrationRow>(out);
 }
 
 /** sample_calibration.py on the tuning tasks; a row of a task the study did not ask for is refused. */
-export async function tinkerSampleTuning(d: TinkerDrivers, ctx: StudyContext, request: TuningRequest): Promise<CalibrationRow[]> {
+export async function tinkerSampleTuning(d: TinkerDrivers, ctx: StudyContext, request: TuningRequest, plan?: JobPlan): Promise<CalibrationRow[]> {
   const out = request.out;
   if (!existsSync(out)) {
     const seed = String(ctx.spec.arms[0]?.seed ?? 0);
     const args = ['--out', partial(out), '--first', String(request.first), '--tasks', String(request.tasks.length), '--rollouts', '1', '--seed', seed];
     if (request.exclude.length > 0) args.push('--exclude-rows', request.exclude.join(','));
-    await d.run(ctx, 'sample_calibration.py', [...args, ...common(ctx)], 'tuning');
+    await d.run(ctx, 'sample_calibration.py', [...args, ...common(ctx)], 'tuning', plan, { id: 'tuning', kind: 'tuning' });
     renameSync(partial(out), out);
   }
   const rows = readJsonl<CalibrationRow>(out);
@@ -91,7 +98,7 @@ function resultLine(stdout: string, logPath: string): { log: string; checkpoint:
 }
 
 /** run_arm.py for one arm x seed (with --seed and the curve's flags); result.json makes a finished job a no-op. */
-export async function tinkerTrainArm(d: TinkerDrivers, ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult> {
+export async function tinkerTrainArm(d: TinkerDrivers, ctx: StudyContext, request: ArmRunRequest, plan?: JobPlan): Promise<ArmRunResult> {
   const resultFile = path.join(request.dir, 'result.json');
   if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
   const logPath = path.join(request.dir, 'tinker');
@@ -99,7 +106,8 @@ export async function tinkerTrainArm(d: TinkerDrivers, ctx: StudyContext, reques
   // start when logPath does not exist), so a sampling error late in an arm does not cost the whole arm.
   const name = request.seed === undefined ? `${request.phase}_${request.arm.name}` : `${request.phase}_${request.arm.name}_seed${request.seed}`;
   const args = ['--arm', request.arm.name, '--log-path', logPath, '--steps', String(request.steps), '--resume', ...replicateArgs(request), ...common(ctx)];
-  const { log, checkpoint } = resultLine(await d.run(ctx, 'run_arm.py', args, name), logPath);
+  const fallback: Fallback = { id: `train/${request.phase}/${request.arm.name}${request.seed === undefined ? '' : `/seed-${request.seed}`}`, kind: request.phase === 'pilot' ? 'pilot' : 'train' };
+  const { log, checkpoint } = resultLine(await d.run(ctx, 'run_arm.py', args, name, plan, fallback), logPath);
   copyFileSync(log, path.join(request.dir, 'advantages.jsonl'));
   const rows = readJsonl<{ rewards: number[] }>(path.join(request.dir, 'advantages.jsonl'));
   const result: ArmRunResult = {
@@ -112,10 +120,10 @@ export async function tinkerTrainArm(d: TinkerDrivers, ctx: StudyContext, reques
 }
 
 /** eval_gsm8k.py on one checkpoint ('init': the base model) over the first items.length test items. */
-export async function tinkerEvaluate(d: TinkerDrivers, ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
+export async function tinkerEvaluate(d: TinkerDrivers, ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string, plan?: JobPlan): Promise<EvalRow[]> {
   if (!existsSync(out)) {
     const args = ['--checkpoint', checkpoint === 'init' ? 'base' : checkpoint, '--out', partial(out), '--limit', String(items.length), ...common(ctx)];
-    await d.run(ctx, 'eval_gsm8k.py', args, `eval_${path.basename(out, '.jsonl')}`);
+    await d.run(ctx, 'eval_gsm8k.py', args, `eval_${path.basename(out, '.jsonl')}`, plan, { id: `eval_${path.basename(out, '.jsonl')}`, kind: 'eval' });
     renameSync(partial(out), out);
   }
   const rows = readJsonl<{ item_id: string; correct: boolean }>(out);

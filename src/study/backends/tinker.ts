@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../../errors.js';
-import { runDriver as runPythonDriver } from './driver-process.js';
+import { commandEnv, describeJob, runDescribedJob } from '../executor/describe.js';
 import { tinkerEvaluate, tinkerPreflight, tinkerSampleCalibration, tinkerSampleTuning, tinkerTrainArm, type TinkerDrivers } from './tinker-jobs.js';
-import type { StudyBackend, StudyContext } from './types.js';
+import type { StudyBackend } from './types.js';
 
 export { completedFailedReport, preflightChecks, replicateArgs, type PreflightReport } from './tinker-checks.js';
 
@@ -61,20 +61,26 @@ export function createTinkerBackend(options: TinkerBackendOptions = {}): StudyBa
     throw unavailable(`driver script(s) ${missing.join(', ')} not found in ${driversDir}; set RL_ADV_TINKER_DRIVERS to the examples/tinker-cookbook folder of an rl-advantages checkout`);
   }
 
-  // Runs one driver; stdout is returned, stdout and stderr are also kept in DIR/logs/<name>.log.
+  // Runs one driver as a job of the study's graph; stdout is returned, stdout and stderr also kept in DIR/logs/<name>.log.
+  // The job's environment names the data; TINKER_API_KEY comes from the node's own environment (a secret never
+  // travels in a job's description), unless the caller handed the backend an environment of its own.
+  const own = Object.keys(env).filter((key) => env[key] !== process.env[key]);
   const drivers: TinkerDrivers = {
-    run: (ctx: StudyContext, script: string, args: readonly string[], logName: string): Promise<string> =>
-      runPythonDriver({ python, args: [path.join(driversDir, script), ...args], env: { ...env, GSM8K_DIR: ctx.dataDir }, runDir: ctx.dir, logName, label: script, unavailable }),
+    run: (ctx, script, args, logName, plan, fallback) => {
+      const argv = [python, path.join(driversDir, script), ...args];
+      const command = { argv, env: { ...commandEnv(env, ['PYTHONPATH', ...own]), GSM8K_DIR: ctx.dataDir }, cwd: process.cwd() };
+      return runDescribedJob(ctx, describeJob(ctx, plan, fallback, command, logName));
+    },
   };
 
   return {
     name: 'tinker',
     simulation: false,
     identity: () => ({ drivers: TINKER_DRIVERS.slice() }),
-    preflight: (ctx) => tinkerPreflight(drivers, ctx),
-    sampleCalibration: (ctx, tasks, rollouts, out) => tinkerSampleCalibration(drivers, ctx, tasks, rollouts, out),
-    sampleTuning: (ctx, request) => tinkerSampleTuning(drivers, ctx, request),
-    trainArm: (ctx, request) => tinkerTrainArm(drivers, ctx, request),
-    evaluate: (ctx, checkpoint, items, out) => tinkerEvaluate(drivers, ctx, checkpoint, items, out),
+    preflight: (ctx, plan) => tinkerPreflight(drivers, ctx, plan),
+    sampleCalibration: (ctx, tasks, rollouts, out, plan) => tinkerSampleCalibration(drivers, ctx, tasks, rollouts, out, plan),
+    sampleTuning: (ctx, request, plan) => tinkerSampleTuning(drivers, ctx, request, plan),
+    trainArm: (ctx, request, plan) => tinkerTrainArm(drivers, ctx, request, plan),
+    evaluate: (ctx, checkpoint, items, out, plan) => tinkerEvaluate(drivers, ctx, checkpoint, items, out, plan),
   };
 }

@@ -8,7 +8,8 @@ import { arithItems, parseArithWorld } from '../../data/arith.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { RlAdvantagesError } from '../../errors.js';
 import { specArithSection } from '../load-questions.js';
-import { runDriver } from './driver-process.js';
+import { commandEnv, describeJob, runDescribedJob } from '../executor/describe.js';
+import type { JobPlan } from '../executor/types.js';
 import { writeJsonlAtomic } from './files.js';
 import type { StudyContext } from './types.js';
 import { pathUnder } from '../../internal/path-parts.js';
@@ -31,8 +32,11 @@ export interface TrlBackendOptions {
 /** What the TRL backend's jobs share: a driver call, the request files, and the settings that identify the run. */
 export interface TrlDrivers {
   readonly model: string | undefined;
-  /** Runs `python -m rl_advantages.study COMMAND` with the run's common arguments; its stdout. */
-  drive(ctx: StudyContext, command: string, args: readonly string[], logName: string): Promise<string>;
+  /**
+   * Runs `python -m rl_advantages.study COMMAND` with the run's common arguments as the job `plan` of the study's
+   * graph (`fallback` names it when the backend is called on its own), through the study's executor; its stdout.
+   */
+  drive(ctx: StudyContext, command: string, args: readonly string[], logName: string, plan: JobPlan | undefined, fallback: Pick<JobPlan, 'id' | 'kind'>): Promise<string>;
   /** Writes the items of a request (`{task_id, question, reference}` lines) to RUN/trl/requests/NAME.jsonl; its path. */
   request(ctx: StudyContext, name: string, items: readonly Gsm8kItem[]): string;
   /** The mid-arm checkpoints' root (RUN/trl/checkpoints). */
@@ -54,6 +58,18 @@ export function trlUnavailable(message: string): RlAdvantagesError {
 /** Rows of an items file for the drivers. */
 function itemRows(items: readonly Gsm8kItem[]): { task_id: string; question: string; reference: string }[] {
   return items.map((item) => ({ task_id: item.id, question: item.question, reference: item.referenceAnswer }));
+}
+
+/** Variables a driver's process needs on any node (where it imports the drivers from, the Hugging Face cache). */
+export const TRL_JOB_ENV = ['PYTHONPATH', 'HF_HOME', 'HF_HUB_CACHE', 'HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE', 'HF_DATASETS_OFFLINE', 'GSM8K_DIR'] as const;
+
+/**
+ * A driver job's own environment: TRL_JOB_ENV, and whatever the backend's environment sets differently from this
+ * process's (a caller's own `env` option); the executor adds it to the node's environment.
+ */
+function jobEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const differs = Object.keys(env).filter((key) => env[key] !== process.env[key]);
+  return commandEnv(env, [...TRL_JOB_ENV, ...differs]);
 }
 
 /** Runs the drivers' probe; throws naming what is missing. */
@@ -110,16 +126,11 @@ export function trlDrivers(options: TrlBackendOptions): TrlDrivers {
   };
   return {
     model,
-    drive: (ctx, command, args, logName) =>
-      runDriver({
-        python,
-        args: ['-m', TRL_DRIVER_MODULE, command, '--spec', specPath, '--run-dir', ctx.dir, '--data-dir', dataDir(ctx), ...(model ? ['--model', model] : []), ...args],
-        env,
-        runDir: ctx.dir,
-        logName,
-        label: `${TRL_DRIVER_MODULE} ${command}`,
-        unavailable: trlUnavailable,
-      }),
+    drive: (ctx, command, args, logName, plan, fallback) => {
+      const argv = [python, '-m', TRL_DRIVER_MODULE, command, '--spec', specPath, '--run-dir', ctx.dir, '--data-dir', dataDir(ctx), ...(model ? ['--model', model] : []), ...args];
+      const job = describeJob(ctx, plan, fallback, { argv, env: jobEnv(env), cwd: process.cwd() }, logName);
+      return runDescribedJob(ctx, job);
+    },
     request: (ctx, name, items) => {
       const file = pathUnder(ctx.dir, 'trl', 'requests', `${name}.jsonl`);
       mkdirSync(path.dirname(file), { recursive: true });

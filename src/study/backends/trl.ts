@@ -12,6 +12,7 @@ import { RlAdvantagesError } from '../../errors.js';
 import { readJson, readJsonl, writeJsonAtomic } from './files.js';
 import { completedFailedReport, preflightChecks, type PreflightReport } from './tinker.js';
 import { TRL_DRIVER_MODULE, trlDrivers, type TrlBackendOptions, type TrlDrivers } from './trl-drivers.js';
+import type { JobPlan } from '../executor/types.js';
 import type { ArmRunRequest, ArmRunResult, BackendCheck, CurvePoint, EvalRow, StudyBackend, StudyContext, TuningRequest } from './types.js';
 import { pathUnder } from '../../internal/path-parts.js';
 
@@ -21,12 +22,12 @@ const partial = (file: string): string => `${file}.partial`;
 const calibrationTasks = (ctx: StudyContext): Gsm8kItem[] => Array.from(ctx.order.slice(-64), (q) => ctx.train[q] as Gsm8kItem);
 
 /** The preflight job: the drivers' checks (preflight_trl.json, kept once written) and the pre-training's accuracy. */
-async function preflightJob(d: TrlDrivers, ctx: StudyContext): Promise<readonly BackendCheck[]> {
+async function preflightJob(d: TrlDrivers, ctx: StudyContext, plan?: JobPlan): Promise<readonly BackendCheck[]> {
   const out = path.join(ctx.dir, 'preflight_trl.json');
   if (!existsSync(out)) {
     const tasks = d.request(ctx, 'preflight', calibrationTasks(ctx));
     try {
-      await d.drive(ctx, 'preflight', ['--tasks', tasks, '--out', partial(out)], 'preflight');
+      await d.drive(ctx, 'preflight', ['--tasks', tasks, '--out', partial(out)], 'preflight', plan, { id: 'preflight', kind: 'preflight' });
     } catch (error) {
       if (!completedFailedReport(partial(out))) throw error;
     }
@@ -48,17 +49,17 @@ async function preflightJob(d: TrlDrivers, ctx: StudyContext): Promise<readonly 
 }
 
 /** The sample job: the starting policy's rollouts on `tasks` (`rollouts` each, RL seed `seed`), kept once written. */
-async function sampleJob(d: TrlDrivers, ctx: StudyContext, name: string, tasks: readonly Gsm8kItem[], rollouts: number, seed: number, out: string): Promise<CalibrationRow[]> {
+async function sampleJob(d: TrlDrivers, ctx: StudyContext, name: 'calibration' | 'tuning', tasks: readonly Gsm8kItem[], rollouts: number, seed: number, out: string, plan?: JobPlan): Promise<CalibrationRow[]> {
   if (!existsSync(out)) {
     const file = d.request(ctx, name, tasks);
-    await d.drive(ctx, 'sample', ['--tasks', file, '--rollouts', String(rollouts), '--seed', String(seed), '--out', partial(out)], name);
+    await d.drive(ctx, 'sample', ['--tasks', file, '--rollouts', String(rollouts), '--seed', String(seed), '--out', partial(out)], name, plan, { id: name, kind: name });
     renameSync(partial(out), out);
   }
   return readJsonl<CalibrationRow>(out);
 }
 
 /** The train job: one arm x seed (result.json once done; an interrupted driver continues from its mid-arm checkpoint). */
-async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest): Promise<ArmRunResult> {
+async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest, plan?: JobPlan): Promise<ArmRunResult> {
   const resultFile = path.join(req.dir, 'result.json');
   if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
   const needed = req.steps * (req.arm.groups_per_batch ?? 1);
@@ -75,7 +76,8 @@ async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest): P
   // the driver removes them once the arm is done.
   const checkpoints = pathUnder(d.checkpointsDir(ctx), req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name);
   const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume', ...extra];
-  const stdout = await d.drive(ctx, 'train', args, name);
+  const fallback = { id: `train/${req.phase}/${req.arm.name}${req.seed === undefined ? '' : `/seed-${req.seed}`}`, kind: req.phase === 'pilot' ? ('pilot' as const) : ('train' as const) };
+  const stdout = await d.drive(ctx, 'train', args, name, plan, fallback);
   let info: { checkpoint?: unknown; advantages_log?: unknown };
   try {
     info = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as typeof info;
@@ -97,12 +99,12 @@ async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest): P
 }
 
 /** The eval job: greedy eval of one checkpoint on `items`, kept once written. */
-async function evalJob(d: TrlDrivers, ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
+async function evalJob(d: TrlDrivers, ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string, plan?: JobPlan): Promise<EvalRow[]> {
   if (!existsSync(out)) {
     // Named by the file's place in the run (eval_eval_grpo_g8, eval_seeds_3_eval_grpo_g8): concurrent evals never share a log.
     const name = `eval_${path.relative(ctx.dir, out).replace(/\.jsonl$/, '').split(path.sep).join('_')}`;
     const file = d.request(ctx, name, items);
-    await d.drive(ctx, 'eval', ['--checkpoint', checkpoint, '--items', file, '--out', partial(out)], name);
+    await d.drive(ctx, 'eval', ['--checkpoint', checkpoint, '--items', file, '--out', partial(out)], name, plan, { id: name, kind: 'eval' });
     renameSync(partial(out), out);
   }
   return readJsonl<{ item_id: string; correct: boolean }>(out).map((row) => ({ item_id: row.item_id, correct: row.correct === true }));
@@ -128,10 +130,10 @@ export function createTrlBackend(options: TrlBackendOptions): StudyBackend {
     name: 'trl',
     simulation: false,
     identity: () => ({ drivers: `python -m ${TRL_DRIVER_MODULE}`, model: d.model ?? null }),
-    preflight: (ctx) => preflightJob(d, ctx),
-    sampleCalibration: (ctx, tasks, rollouts, out) => sampleJob(d, ctx, 'calibration', tasks, rollouts, armSeed(ctx), out),
-    sampleTuning: (ctx, req: TuningRequest) => sampleJob(d, ctx, 'tuning', req.tasks, 1, armSeed(ctx) + 1, req.out),
-    trainArm: (ctx, req) => trainJob(d, ctx, req),
-    evaluate: (ctx, checkpoint, items, out) => evalJob(d, ctx, checkpoint, items, out),
+    preflight: (ctx, plan) => preflightJob(d, ctx, plan),
+    sampleCalibration: (ctx, tasks, rollouts, out, plan) => sampleJob(d, ctx, 'calibration', tasks, rollouts, armSeed(ctx), out, plan),
+    sampleTuning: (ctx, req: TuningRequest, plan) => sampleJob(d, ctx, 'tuning', req.tasks, 1, armSeed(ctx) + 1, req.out, plan),
+    trainArm: (ctx, req, plan) => trainJob(d, ctx, req, plan),
+    evaluate: (ctx, checkpoint, items, out, plan) => evalJob(d, ctx, checkpoint, items, out, plan),
   };
 }

@@ -5,6 +5,7 @@ import type { CalibrationRow } from '../../calibration/beff.js';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import type { LoadedKernel } from '../../kernels/kernel-file.js';
 import type { TfidfVectorizer } from '../../text/tfidf.js';
+import type { JobAttempt, JobDescription, JobPlan } from '../executor/types.js';
 import type { StudyArm, StudySpec } from '../spec.js';
 
 /** What every phase may read. */
@@ -31,6 +32,24 @@ export interface StudyContext {
   readonly kernels: Readonly<Record<string, LoadedKernel>>;
   /** Called with (done, total) as a phase advances. */
   readonly progress: (done: number, total: number) => void;
+  /**
+   * The study's scheduler of job processes (src/study/jobs.ts) through its executor; absent (a backend used on its
+   * own): each job's process runs on this machine, one attempt, no ledger.
+   */
+  readonly jobs?: StudyJobRunner;
+}
+
+/** How a backend runs the process of a described job. */
+export interface StudyJobRunner {
+  /** Runs the job (retries, cancellation and the ledger are the scheduler's); its attempt's stdout and placement. */
+  run(job: JobDescription): Promise<JobAttempt>;
+  /**
+   * True when the simulated backend may compute its jobs inside this process (`--executor local`, today's bytes);
+   * false: every sim job runs as its own process (`rl-adv study job`), as on a cluster.
+   */
+  readonly inProcess: boolean;
+  /** How this process runs `rl-adv` (node and the CLI's script, absolute): a sim job's command starts with it. */
+  readonly cli: readonly string[];
 }
 
 /** The tuning phase's request: the starting policy's rollouts, one per task. */
@@ -101,19 +120,23 @@ export interface StudyBackend {
   readonly simulation: boolean;
   /** Settings that identify the backend's results (a resumed run must use the same ones). */
   identity(): Record<string, unknown>;
-  /** Backend checks of docs/method.md section 8 step 1 (the library's estimator checks run for every backend). */
-  preflight(ctx: StudyContext): Promise<readonly BackendCheck[]>;
+  /**
+   * Backend checks of docs/method.md section 8 step 1 (the library's estimator checks run for every backend). Each
+   * method's `job` is its plan in the study's job graph (id, kind, resources, files), from which a backend
+   * describes the job's process to the executor; absent when a backend is called on its own.
+   */
+  preflight(ctx: StudyContext, job?: JobPlan): Promise<readonly BackendCheck[]>;
   /** The starting policy's rollouts on the calibration tasks, `rollouts` each, written to `out` and returned. */
-  sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string): Promise<CalibrationRow[]>;
+  sampleCalibration(ctx: StudyContext, tasks: readonly Gsm8kItem[], rollouts: number, out: string, job?: JobPlan): Promise<CalibrationRow[]>;
   /**
    * The tuning phase (optional): the starting policy's rollouts, one per task of `request.tasks`, written to
    * `request.out` (`{task_id, prompt, reward}` lines, the calibrate row format) and returned.
    */
-  sampleTuning(ctx: StudyContext, request: TuningRequest): Promise<CalibrationRow[]>;
+  sampleTuning(ctx: StudyContext, request: TuningRequest, job?: JobPlan): Promise<CalibrationRow[]>;
   /** Trains one arm, resuming from its own checkpoint in `request.dir` when there is one. */
-  trainArm(ctx: StudyContext, request: ArmRunRequest): Promise<ArmRunResult>;
+  trainArm(ctx: StudyContext, request: ArmRunRequest, job?: JobPlan): Promise<ArmRunResult>;
   /** Greedy eval of `checkpoint` (`init` = the starting policy) on `items`, written to `out` and returned. */
-  evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]>;
+  evaluate(ctx: StudyContext, checkpoint: string, items: readonly Gsm8kItem[], out: string, job?: JobPlan): Promise<EvalRow[]>;
 }
 
 /** One preflight check. */

@@ -1,9 +1,9 @@
 // The full arms of a run, one per arm x seed, as the arms and eval phases schedule them: a single run has one seed
 // (the arms' own, layout RUN/arms/<arm>), a replicated run one per decision_rule.seeds (RUN/seeds/<s>/arms/<arm>).
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { ArmRunRequest } from '../backends/types.js';
 import { runJobs, type StudyJob } from '../jobs.js';
+import { studyJobLimit } from '../study-scheduler.js';
 import { curveSettings, replicateSeeds, seedOrder, seedRoot } from '../replicates.js';
 import type { StudyArm } from '../spec.js';
 import type { PhaseContext } from './context.js';
@@ -46,9 +46,9 @@ export function armRuns(ctx: PhaseContext): ArmRun[] {
   return runs;
 }
 
-/** The most jobs at once: --jobs, else the machine's cores. */
+/** The most jobs at once: --jobs, else one per --gpus GPU, else (Ray) the cluster's, else the machine's cores. */
 export function jobLimit(ctx: PhaseContext): number {
-  return ctx.options.jobs ?? availableParallelism();
+  return studyJobLimit(ctx.options);
 }
 
 /**

@@ -1,9 +1,9 @@
 // Phase 6 (docs/method.md section 8): both arms trained in full, with the same seed, learning rate and data order;
 // in a replicated run, both arms for every seed (docs/study.md, "Seeds"), as independent jobs (--jobs at once).
-import { mkdirSync } from 'node:fs';
 import type { ReplicateSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { armRuns, runArmJobs } from './arm-runs.js';
+import { trainJob } from './job-graph.js';
 import { formatFigure } from '../../internal/figures.js';
 import { curveSettings } from '../replicates.js';
 
@@ -14,10 +14,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   // Tinker's curve is the cookbook's test-set evaluator, which samples (examples/tinker-cookbook/README.md).
   if (curve !== null) summary.curve = { items: curve.items.length, every: curve.every, ...(ctx.backend.name === 'tinker' ? { decoding: 'sampled' as const } : {}) };
   ctx.events.label(`arms: ${runs.length} arm runs`);
-  const results = await runArmJobs(ctx, 'arms', runs, (r) => {
-    mkdirSync(r.request.dir, { recursive: true });
-    return ctx.backend.trainArm(ctx.study, r.request);
-  });
+  const results = await runArmJobs(ctx, 'arms', runs, (r) => trainJob(ctx, r).run());
   const replicates: ReplicateSummary[] = [];
   runs.forEach((r, i) => {
     const result = results[i] as (typeof results)[number];

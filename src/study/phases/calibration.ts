@@ -6,6 +6,7 @@ import { calibrationJson, parseCalibrationJson } from '../../calibration/json.js
 import { readJson, writeJsonAtomic } from '../backends/files.js';
 import { CALIBRATION_ROLLOUTS, CALIBRATION_TASKS, type CalibrationSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { calibrationJob } from './job-graph.js';
 import { formatFigure } from '../../internal/figures.js';
 
 function calibrationSummary(c: BeffCalibration): CalibrationSummary {
@@ -32,12 +33,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const calibrationDir = path.join(ctx.dir, 'calibration');
   mkdirSync(calibrationDir, { recursive: true });
   ctx.events.label(`calibration: sampling ${CALIBRATION_TASKS} tasks x ${CALIBRATION_ROLLOUTS}`);
-  const rows = await ctx.backend.sampleCalibration(
-    ctx.study,
-    settings.calibrationTasks,
-    CALIBRATION_ROLLOUTS,
-    path.join(calibrationDir, 'calibration.jsonl'),
-  );
+  const rows = await calibrationJob(ctx).run();
   ctx.state.calibrationRows = rows;
   ctx.events.label(`calibration: B_eff (${settings.batches} batches)`);
   const calibration = calibrateBeff(groupCalibrationRows(rows), {

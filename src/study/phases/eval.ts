@@ -4,33 +4,20 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { accuracy } from './figures.js';
-import { evaluateWhole } from './evaluate-whole.js';
 import { formatFigure } from '../../internal/figures.js';
-import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
-import { pathUnder } from '../../internal/path-parts.js';
-
-/** The arm's final checkpoint: from the arms phase of this process, else from the backend (a resumed run). */
-async function checkpointOf(ctx: PhaseContext, r: ArmRun): Promise<string> {
-  const known = ctx.state.checkpoints[`${r.seed}/${r.arm.name}`];
-  if (known !== undefined) return known;
-  return (await ctx.backend.trainArm(ctx.study, r.request)).checkpoint;
-}
+import { armRuns, runArmJobs } from './arm-runs.js';
+import { armEvalFile, armEvalJob, evalItems as evalItemsOf, initEvalJob } from './job-graph.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const test = ctx.study.test;
-  const evalItems = ctx.options.evalLimit === undefined ? test : test.slice(0, ctx.options.evalLimit);
+  const evalItems = evalItemsOf(ctx);
   const runs = armRuns(ctx);
   mkdirSync(path.join(ctx.dir, 'eval'), { recursive: true });
   ctx.events.label(`eval: the starting policy and ${runs.length} arm runs on ${evalItems.length} items`);
   // The starting policy once: every arm's change is measured from it (summary.json `learning`).
   const startFile = path.join(ctx.dir, 'eval', 'init.jsonl');
-  const start = await evaluateWhole(ctx, 'init', evalItems, startFile);
+  const start = await initEvalJob(ctx).run();
   ctx.summary.start = { accuracy: accuracy(start), n: start.length, file: path.relative(ctx.dir, startFile) };
-  const rows = await runArmJobs(ctx, 'eval', runs, async (r) => {
-    const file = pathUnder(ctx.dir, path.relative(ctx.dir, r.root), 'eval', `${r.arm.name}.jsonl`);
-    mkdirSync(path.dirname(file), { recursive: true });
-    return { file, rows: await evaluateWhole(ctx, await checkpointOf(ctx, r), evalItems, file) };
-  });
+  const rows = await runArmJobs(ctx, 'eval', runs, async (r) => ({ file: armEvalFile(r), rows: await armEvalJob(ctx, r).run() }));
   const evals: NonNullable<PhaseContext['summary']['eval']> = {};
   runs.forEach((r, i) => {
     const { file, rows: result } = rows[i] as (typeof rows)[number];

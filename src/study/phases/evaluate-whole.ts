@@ -15,21 +15,21 @@ function rowsDiffer(rows: readonly EvalRow[], items: readonly Gsm8kItem[]): stri
 }
 
 /**
- * Evaluates `checkpoint` on `items` into `out` through the backend, and checks the rows are the items, in order.
+ * Runs `evaluate` (the backend's eval of a policy on `items` into `out`), and checks the rows are the items, in order.
  *
  * @throws {RlAdvantagesError} `driver_failed` naming `out` when a second evaluation still does not cover the items.
  * @example
  * ```ts
- * const rows = await evaluateWhole(ctx, 'init', items, 'run/eval/init.jsonl');
+ * const rows = await evaluateWhole(ctx, () => ctx.backend.evaluate(ctx.study, 'init', items, out), items, out);
  * ```
  */
-export async function evaluateWhole(ctx: PhaseContext, checkpoint: string, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
-  const rows = await ctx.backend.evaluate(ctx.study, checkpoint, items, out);
+export async function evaluateWhole(ctx: PhaseContext, evaluate: () => Promise<EvalRow[]>, items: readonly Gsm8kItem[], out: string): Promise<EvalRow[]> {
+  const rows = await evaluate();
   const kept = rowsDiffer(rows, items);
   if (kept === null) return rows;
   ctx.options.onPhase?.({ kind: 'note', line: `${out}: ${kept} (a kept file cut short or of another run); evaluating again` });
   rmSync(out, { force: true });
-  const again = await ctx.backend.evaluate(ctx.study, checkpoint, items, out);
+  const again = await evaluate();
   const still = rowsDiffer(again, items);
   if (still !== null) throw new RlAdvantagesError(`${out}: the ${ctx.backend.name} backend's eval gave ${still}`, { code: 'driver_failed', field: out });
   return again;

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { estimatorPreflight } from '../backends/preflight.js';
 import { writeJsonAtomic } from '../backends/files.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { preflightJob } from './job-graph.js';
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const library = estimatorPreflight(ctx.spec, ctx.study.vectorizer, ctx.settings.calibrationTasks.map((t) => t.question), ctx.study.kernels);
-  const own = await ctx.backend.preflight(ctx.study);
+  const own = await preflightJob(ctx).run();
   const checks = [...library, ...own];
   const passed = checks.every((c) => c.passed);
   ctx.summary.preflight = { passed, checks };

@@ -6,10 +6,11 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
 import { readJsonl } from '../backends/files.js';
-import { CALIBRATION_TASKS, TUNING_TASKS, type TuningKernelSummary, type TuningSummary } from '../summary.js';
-import { gateCalibrationTasks, tuningTaskRows } from '../task-sets.js';
+import { TUNING_TASKS, type TuningKernelSummary, type TuningSummary } from '../summary.js';
+import { tuningTaskRows } from '../task-sets.js';
 import { tuneStudyKernel } from '../tune-kernel.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
+import { tuningJob } from './job-graph.js';
 import { sha256File } from '../../internal/sha256.js';
 import { formatFigure } from '../../internal/figures.js';
 
@@ -29,13 +30,8 @@ async function tuningRows(ctx: PhaseContext, count: number): Promise<{ rows: Cal
     ctx.options.onPhase?.({ kind: 'note', line: `${file}: its sha256 differs from the one summary.json records (truncated or edited); sampling it again` });
     for (const f of [file, path.join(ctx.dir, KERNEL_FILE)]) rmSync(f, { force: true });
   }
-  const mine = new Set(Array.from(study.order.slice(-CALIBRATION_TASKS)));
-  const exclude = gateCalibrationTasks(ctx.spec, study.train)
-    .map((t) => t.index)
-    .filter((q) => !mine.has(q));
   ctx.events.label(`tuning: sampling ${count} tasks x 1`);
-  const tasks = picked.rows.map((q) => study.train[q] as (typeof study.train)[number]);
-  const rows = await ctx.backend.sampleTuning(study, { tasks, first: picked.first, exclude, out: file });
+  const rows = await tuningJob(ctx).run();
   return { rows, first: picked.first, end: picked.end };
 }
 
