@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import os
+import signal
 import socket
 import sys
 
@@ -38,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description="The Ray bridge of rl-adv study --executor ray (JSON lines on stdin/stdout).")
     parser.add_argument("--address", required=True, help="the head's GCS address HOST:PORT")
     args = parser.parse_args(argv)
+    # Ctrl-C reaches the whole terminal's process group: the orchestrator cancels the attempts through stdin, then
+    # ends this bridge; the bridge itself does not die of it first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The protocol owns the real stdout; anything else printed (Ray's own output) goes to stderr.
     protocol = io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), encoding="utf-8", line_buffering=True)
     os.dup2(2, 1)

@@ -110,7 +110,7 @@ class Bridge:
                     return
                 time.sleep(0.5)
         os.makedirs(os.path.dirname(record), exist_ok=True)
-        temp = f"{record}.rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}"
+        temp = os.path.join(os.path.dirname(record), f".rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}")
         with open(temp, "w", encoding="utf-8") as handle:
             json.dump({"job_id": mine, "pid": os.getpid()}, handle)
             handle.write("\n")
@@ -145,7 +145,7 @@ class Bridge:
         token = f"{job_id}#{attempt}#{uuid.uuid4().hex}"
         path = fence_path(request["run_dir"], job_id)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        temp = f"{path}.rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}"
+        temp = os.path.join(os.path.dirname(path), f".rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}")
         with open(temp, "w", encoding="utf-8") as handle:
             handle.write(token + "\n")
             handle.flush()
