@@ -23,7 +23,11 @@ class TwoNodes:
 
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
         self.cluster = Cluster(initialize_head=True, head_node_args=dict(NODE, include_dashboard=False))
-        self.worker: Any = self.cluster.add_node(**NODE)
+        try:
+            self.worker: Any = self.cluster.add_node(**NODE)
+        except BaseException:
+            self.cluster.shutdown()
+            raise
         self.address: str = self.cluster.address
 
     def remove_worker(self) -> None:
@@ -53,7 +57,16 @@ def ray_cluster() -> Iterator[TwoNodes]:
         if _REQUIRED:
             pytest.fail("CI's Python lacks ray: add it to python/requirements-test.txt")
         pytest.skip("needs ray (pip install -r python/requirements-test.txt)")
-    cluster = TwoNodes()
+    for attempt in range(5):  # on a busy machine a raylet may miss Ray's fixed 30 s start-up deadline
+        try:
+            cluster = TwoNodes()
+            break
+        except Exception:
+            import ray
+
+            ray.shutdown()
+            if attempt == 4:
+                raise
     try:
         yield cluster
     finally:
