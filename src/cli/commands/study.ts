@@ -21,8 +21,11 @@ import { SHIPPED_SPEC, shippedSpecPath, specOption } from '../shipped-spec.js';
 import { TUNING_TASKS } from '../../study/summary.js';
 import { registerRevise } from './study-revise.js';
 import { couplingOption, questionSetOption } from './study-options.js';
+import { addExecutorOptions, checkExecutorFlags, executorOf, formatJobGraph, registerStudyJob, type ExecutorCliOptions } from './study-executor.js';
+import { planStudy } from '../../study/study-job.js';
+import type { StudyOptions } from '../../study/options.js';
 
-interface StudyCliOptions {
+interface StudyCliOptions extends ExecutorCliOptions {
   spec?: string;
   out?: string;
   backend: string;
@@ -122,7 +125,7 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
       reporter.stop();
     }
   }
-  const { exitCode, summary } = await runStudyWithReports({
+  const studyOptions: StudyOptions = {
     specPath: specFile,
     dir: options.out,
     backend,
@@ -139,8 +142,34 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     ...(options.tuneKernel === true ? { tuneKernel: true } : {}),
     ...(options.tuningTasks !== undefined ? { tuningTasks: options.tuningTasks } : {}),
     ...(options.tuningBatches !== undefined ? { tuningBatches: options.tuningBatches } : {}),
+    ...(options.jobRetries !== undefined ? { jobRetries: options.jobRetries } : {}),
+    ...(options.jobGpus !== undefined ? { jobGpus: options.jobGpus } : {}),
+    ...(options.jobCpus !== undefined ? { jobCpus: options.jobCpus } : {}),
     onPhase: progressPrinter(io),
-  });
+  };
+  // The executor's flags are checked (and a cluster joined) only for a real run; --dry-run runs nothing.
+  if (options.dryRun === true) {
+    checkExecutorFlags(options);
+    io.stdout.write(formatJobGraph(await planStudy(studyOptions)));
+    return;
+  }
+  const executor = await executorOf(options);
+  // Ctrl-C: every running job is cancelled (the run resumes with --resume); a second Ctrl-C is the default's.
+  const interrupt = new AbortController();
+  const onSigint = (): void => {
+    io.stderr.write('rl-adv study: interrupted: cancelling the running jobs (continue with --resume)\n');
+    interrupt.abort();
+    process.removeListener('SIGINT', onSigint);
+  };
+  process.on('SIGINT', onSigint);
+  let outcome: Awaited<ReturnType<typeof runStudyWithReports>>;
+  try {
+    outcome = await runStudyWithReports({ ...studyOptions, ...(executor !== undefined ? { executor } : {}), signal: interrupt.signal });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    await executor?.close();
+  }
+  const { exitCode, summary } = outcome;
   const comparisons = summary.comparisons?.map((c) => `${c.id} ${c.verdict}`).join(', ');
   const verdict = summary.decision
     ? `decision ${summary.decision.verdict}`
@@ -224,8 +253,9 @@ export function register(program: Command, io: CliIo): void {
         'kernel with rl-adv study revise',
     )
     .option('--tuning-tasks <n>', `with --tune-kernel: tasks in the tuning phase (default ${TUNING_TASKS})`, integerOption(1))
-    .option('--tuning-batches <n>', "with --tune-kernel: tune-kernel's scoring batches per candidate (default: tune-kernel's)", integerOption(1))
-    .action(async (options: StudyCliOptions, self: Command) => {
+    .option('--tuning-batches <n>', "with --tune-kernel: tune-kernel's scoring batches per candidate (default: tune-kernel's)", integerOption(1));
+  addExecutorOptions(command);
+  command.action(async (options: StudyCliOptions, self: Command) => {
       // Not a requiredOption: commander checks a parent's required options for its subcommands too (study revise).
       if (options.out === undefined) self.error("error: required option '--out <dir>' not specified");
       await run(options as StudyCliOptions & { out: string }, io);
@@ -239,4 +269,5 @@ export function register(program: Command, io: CliIo): void {
     'rl-adv study --out runs/sim-tuned --tune-kernel   # also tunes a kernel on 1000 free train tasks (not adopted)',
   ]);
   registerRevise(command, io);
+  registerStudyJob(command, io);
 }

@@ -50,7 +50,8 @@ function plan(ctx: PhaseContext, base: Omit<JobPlan, 'resources'>): JobPlan {
 
 /** The preflight job (preflight.json holds the phase's record; the backend's own report is its write). */
 export function preflightJob(ctx: PhaseContext): GraphJob<readonly BackendCheck[]> {
-  const p = plan(ctx, { id: 'preflight', kind: 'preflight', reads: common(ctx), writes: [path.join(ctx.dir, `preflight_${ctx.backend.name}.json`)] });
+  const writes = ctx.backend.name === 'sim' ? [] : [path.join(ctx.dir, `preflight_${ctx.backend.name}.json`)];
+  const p = plan(ctx, { id: 'preflight', kind: 'preflight', reads: common(ctx), writes });
   return { plan: p, run: () => ctx.backend.preflight(ctx.study, p) };
 }
 
