@@ -149,7 +149,7 @@ def test_a_lost_node_is_lost_not_failed_and_a_killed_orchestrators_tasks_die(ray
         # Both GPUs busy: one attempt on each node; the worker node is then removed.
         rids = [b.send(**job(tmp_path, f"n{i}", "exec sleep 300")) for i in range(2)]
         started = {rid: b.wait(rid, "started") for rid in rids}
-        worker_id = ray_cluster.worker.unique_id
+        worker_id = ray_cluster.worker.node_id
         on_worker = [rid for rid, s in started.items() if s["node_id"] == worker_id]
         assert len(on_worker) == 1, started
         ray_cluster.remove_worker()
