@@ -2,12 +2,13 @@
 // run one after another through the local executor and through the Ray executor (a one-node cluster on this machine,
 // bench/ray_cluster.py, or --ray-address ADDR), then 100 at once with 2 running at a time. Prints one table: wall time
 // per job (median and mean of the sequential runs; the concurrent run's total / 100).
-// Usage: npm run build && node bench/executors.mjs [--jobs 100] [--python /work/venv/bin/python] [--ray-address ADDR]
+// Usage: npm run build && node bench/executors.mjs [--jobs 100] [--python /work/venv/bin/python] [--ray-address ADDR | --local-only]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+const { AbortController } = globalThis;
 import { LocalExecutor, RayExecutor } from '../dist/study.js';
 
 const arg = (name, fallback) => {
@@ -60,8 +61,8 @@ function startCluster() {
 const rows = [];
 rows.push(['local', await measure(new LocalExecutor())]);
 const given = arg('--ray-address');
-const cluster = given ? { address: given, stop: async () => {} } : await startCluster();
-try {
+const cluster = process.argv.includes('--local-only') ? undefined : given ? { address: given, stop: async () => {} } : await startCluster();
+if (cluster) try {
   const ray = await RayExecutor.connect({ address: cluster.address, python, env: { ...process.env, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER: '0' } });
   try {
     rows.push(['ray', await measure(ray)]);
@@ -70,8 +71,8 @@ try {
   }
 } finally {
   await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
 }
+rmSync(dir, { recursive: true, force: true });
 console.log(`${N} empty jobs (/bin/true), ms per job`);
 console.log('executor | sequential median | sequential mean | 2 at a time (total / N)');
 for (const [name, r] of rows) console.log(`${name} | ${r.median.toFixed(1)} | ${r.mean.toFixed(1)} | ${r.concurrent.toFixed(1)}`);
