@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RlAdvantagesError } from '../errors.js';
 import type { StudySummary, TuningKernelSummary } from '../study/summary.js';
+import { LEDGER_FILE, readLedger } from '../study/executor/ledger.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { StudyArtifacts } from './study-html.js';
 
@@ -87,10 +88,14 @@ export function readStudyArtifacts(runDir: string): StudyArtifacts {
   const power = summary.design_power?.power;
   const kernel = summary.tuning?.kernel;
   if (kernel !== null && kernel !== undefined) files.push(kernel.file);
+  // The job ledger (absent for a sim computed in the orchestrator's process): the Jobs section and its timeline.
+  const jobs = readLedger(runDir);
+  if (jobs.length > 0) files.push(LEDGER_FILE);
   return {
     summary,
     evalItems,
     files,
+    ...(jobs.length > 0 ? { jobs } : {}),
     ...(power ? { power } : {}),
     ...(kernel !== null && kernel !== undefined ? { kernelFamilies: studyKernelFamilyRows(kernel) } : {}),
   };

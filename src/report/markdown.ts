@@ -2,6 +2,7 @@
 // (study-sections.ts, the same ones report.html shows) as markdown, written from summary.json alone (so it can be
 // regenerated from it). report/ reads artifacts only: it imports the summary's types, never the runner.
 import type { StudySummary } from '../study/summary.js';
+import type { LedgerLine } from '../study/executor/ledger.js';
 import { sectionMarkdown } from './blocks.js';
 import { studySections } from './study-sections.js';
 
@@ -24,16 +25,17 @@ function banner(s: StudySummary): string[] {
 
 /**
  * Renders report.md from a study summary: the sections of `studySections` (study-sections.ts) without their charts. For the sim
- * backend the report says at the top, and once more at the end, that the numbers come from a simulation.
+ * backend the report says at the top, and once more at the end, that the numbers come from a simulation. `jobs`
+ * (RUN/jobs.jsonl's lines) adds the Jobs section's table.
  *
  * @example
  * ```ts
  * writeFileSync('out/report.md', renderReport(summary));
  * ```
  */
-export function renderReport(s: StudySummary): string {
+export function renderReport(s: StudySummary, jobs?: readonly LedgerLine[]): string {
   const out = [`# Study report: ${s.spec.title ?? '(untitled spec)'}`, ...(s.simulation ? [''] : []), ...banner(s).slice(0, -1)];
-  for (const section of studySections(s)) out.push(...sectionMarkdown(section));
+  for (const section of studySections(s, undefined, jobs)) out.push(...sectionMarkdown(section));
   if (s.simulation) out.push('', '_All figures above come from the simulated backend (a simulation, not a model)._');
   return out.join('\n') + '\n';
 }

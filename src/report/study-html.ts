@@ -1,6 +1,7 @@
 // report.html of a study run: the sections of report.md (study-sections.ts, one source for both) with the charts a
 // researcher would draw, built from the run's artifacts alone.
 import type { StudySummary } from '../study/summary.js';
+import type { LedgerLine } from '../study/executor/ledger.js';
 import { blockHtml } from './blocks.js';
 import type { KernelFamilyRow } from './charts/kernel.js';
 import type { PowerRow } from './charts/power.js';
@@ -18,6 +19,8 @@ export interface StudyArtifacts {
   readonly power?: readonly PowerRow[];
   /** Per-family tuning results of a tuned kernel, if the run tuned one. */
   readonly kernelFamilies?: readonly KernelFamilyRow[];
+  /** The ledger RUN/jobs.jsonl's lines, when the run has one (the Jobs section and its timeline). */
+  readonly jobs?: readonly LedgerLine[];
   /** The run-relative paths of every file read, listed in the page's footer. */
   readonly files: readonly string[];
 }
@@ -39,7 +42,7 @@ export async function renderStudyHtml(artifacts: StudyArtifacts): Promise<string
   const s = artifacts.summary;
   const charts = { evalItems: artifacts.evalItems, ...(artifacts.power ? { power: artifacts.power } : {}), ...(artifacts.kernelFamilies ? { kernelFamilies: artifacts.kernelFamilies } : {}) };
   const sections: HtmlSection[] = [];
-  for (const section of studySections(s, charts)) {
+  for (const section of studySections(s, charts, artifacts.jobs)) {
     sections.push({ id: section.id, heading: section.heading, body: (await Promise.all(section.blocks.map(blockHtml))).join('\n') });
   }
   return renderHtmlPage({

@@ -15,6 +15,8 @@ import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
+import type { LedgerLine } from '../study/executor/ledger.js';
+import { jobsSection } from './jobs-section.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
@@ -313,9 +315,10 @@ function designPower(s: StudySummary, charts: ChartInputs | undefined): ReportSe
 
 /**
  * The report's sections in protocol order, each only when the run has its data. With `charts` the sections also
- * carry their charts (report.html); without, only what report.md shows, from summary.json alone.
+ * carry their charts (report.html); without, only what report.md shows, from summary.json alone. `jobs` (the
+ * ledger RUN/jobs.jsonl) adds the Jobs section at the end.
  */
-export function studySections(s: StudySummary, charts?: ChartInputs): ReportSection[] {
+export function studySections(s: StudySummary, charts?: ChartInputs, jobs?: readonly LedgerLine[]): ReportSection[] {
   const all = [
     answerSection(s),
     { id: 'run', heading: 'What was run', blocks: [{ kind: 'list', items: runFacts(s) }] } as ReportSection,
@@ -331,6 +334,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),
     designPower(s, charts),
+    jobsSection(jobs, charts !== undefined),
   ];
   return all.filter((x): x is ReportSection => x !== null);
 }

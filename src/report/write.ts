@@ -47,7 +47,7 @@ async function writeReportsOf(runDir: string): Promise<WrittenReports> {
   const markdown = path.join(runDir, 'report.md');
   const html = path.join(runDir, 'report.html');
   const page = await renderStudyHtml(artifacts);
-  writeFileAtomic(markdown, renderReport(artifacts.summary));
+  writeFileAtomic(markdown, renderReport(artifacts.summary, artifacts.jobs));
   writeFileAtomic(html, page);
   return { markdown, html };
 }

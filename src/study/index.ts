@@ -61,7 +61,10 @@ export {
   type ReplicateArmSummary,
   type LearningSummary,
 } from './summary.js';
-export { runJobs, type StudyJob } from './jobs.js';
+export { runJobs, JobScheduler, DEFAULT_JOB_RETRIES, type StudyJob, type JobSchedulerOptions, type JobEvent } from './jobs.js';
+export { createExecutor, setRayFactory, EXECUTOR_NAMES, LocalExecutor, type RayFactory, type ExecutorName, type ExecutorOptions, type LocalExecutorOptions } from './executor/index.js';
+export { readLedger, LEDGER_FILE, type LedgerLine, type AttemptOutcome } from './executor/ledger.js';
+export { planStudy } from './study-job.js';
 export {
   JobLostError,
   type Executor,
@@ -69,6 +72,7 @@ export {
   type JobCommand,
   type JobDescription,
   type JobPlacement,
+  type JobPlan,
   type JobResources,
 } from './executor/types.js';
 export { LocalExecutor, RayExecutor, createExecutor, type ExecutorOptions, type LocalExecutorOptions, type RayExecutorOptions } from './executor/index.js';
@@ -87,7 +91,7 @@ export { armKernels } from './arm-kernels.js';
 export { COMPARISON_KINDS, comparisonRule, type ComparisonKind, type StudyComparison } from './comparisons.js';
 export { decideComparisons, type ArmSeedRows, type ComparisonJson, type ComparisonSeedJson, type MultiplicityJson } from './decide-comparisons.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './options.js';
-export type { StudyBackend, StudyContext, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest, CurvePoint } from './backends/types.js';
+export type { StudyBackend, StudyContext, StudyJobRunner, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest, CurvePoint } from './backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './backends/preflight.js';
 export { createSimBackend } from './sim/backend.js';

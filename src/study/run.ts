@@ -15,7 +15,7 @@ import type { StudyOptions, StudyOutcome } from './options.js';
 import type { PhaseContext, StudyPhaseStep } from './phases/context.js';
 import { PHASE_STEPS } from './phases/index.js';
 import { studyJobGraph } from './phases/job-graph.js';
-import { studyScheduler } from './study-scheduler.js';
+import { studyScheduler, type StudyScheduler } from './study-scheduler.js';
 import type { StudyJobRunner } from './backends/types.js';
 import { claimRunDir, RESUME_REMEDY } from './run-dir.js';
 import { RlAdvantagesIoError } from '../errors.js';
@@ -124,9 +124,16 @@ async function runPhase(ctx: PhaseContext, step: StudyPhaseStep): Promise<boolea
  */
 export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const inputs = await studyInputs(options);
+  const scheduler = studyScheduler(options, inputs.dir);
+  // The executor's check of the whole job graph (resources some node has, a shared run folder, the drivers), before
+  // the folder is touched; the default local executor has nothing to check.
+  if (options.executor !== undefined) {
+    const summary = initialSummary(options, inputs.spec, inputs.specPath, inputs.identity, inputs.data);
+    await scheduler.prepare(studyJobGraph(phaseContext({ ...inputs, summary })).map((job) => job.plan));
+  }
   const lock = claimRunDir(inputs.dir, inputs.identity, options.resume === true, options.dir);
   try {
-    return await runPhases(inputs);
+    return await runPhases(inputs, scheduler);
   } catch (error) {
     // A full or failing disk: the run resumes where it stopped once space is back.
     throw error instanceof RlAdvantagesIoError ? withRemedy(error, RESUME_REMEDY) : error;
@@ -160,13 +167,11 @@ export async function studyInputs(options: StudyOptions): Promise<Omit<RunInputs
 }
 
 /** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */
-async function runPhases(inputs: Omit<RunInputs, 'summary'>): Promise<StudyOutcome> {
+async function runPhases(inputs: Omit<RunInputs, 'summary'>, scheduler: StudyScheduler): Promise<StudyOutcome> {
   const { options, dir, specPath, spec, data, identity } = inputs;
   const summaryFile = path.join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? readJson<StudySummary>(summaryFile) : initialSummary(options, spec, specPath, identity, data);
-  const scheduler = studyScheduler(options, dir);
   const ctx = phaseContext({ ...inputs, summary }, scheduler.runner);
-  await scheduler.prepare(studyJobGraph(ctx).map((job) => job.plan));
   if (options.resume === true && existsSync(summaryFile)) {
     const skipped = STUDY_PHASES.filter((name) => PHASE_STEPS[name].enabled?.(ctx) === false);
     options.onPhase?.({ kind: 'note', line: describeResumePoint(dir, summary, spec.arms, ctx.settings.stepsOf, skipped, replicateSeeds(spec)) });

@@ -77,8 +77,9 @@ export function formatJobGraph(plans: readonly JobPlan[]): string {
   for (const p of plans) {
     const who = [p.arm === undefined ? '' : `arm ${p.arm}`, p.seed === undefined ? '' : `seed ${p.seed}`].filter((s) => s !== '').join(', ');
     lines.push(`${p.id}  kind ${p.kind}${who === '' ? '' : `, ${who}`}; ${p.resources.gpus} GPU, ${p.resources.cpus} CPU`);
-    lines.push(`  reads  ${p.reads.join(', ')}`);
-    lines.push(`  writes ${p.writes.join(', ')}`);
+    const list = (files: readonly string[]): string => (files.length === 0 ? '(nothing)' : files.join(', '));
+    lines.push(`  reads  ${list(p.reads)}`);
+    lines.push(`  writes ${list(p.writes)}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -154,17 +154,22 @@ async function run(options: StudyCliOptions & { out: string }, io: CliIo): Promi
     return;
   }
   const executor = await executorOf(options);
-  // Ctrl-C: every running job is cancelled (the run resumes with --resume); a second Ctrl-C is the default's.
+  // Ctrl-C: every running job is cancelled (the run resumes with --resume), exit 130. A sim computing its jobs in
+  // this process keeps the default (it stops at once): its synchronous steps would hold a handler back.
   const interrupt = new AbortController();
   const onSigint = (): void => {
     io.stderr.write('rl-adv study: interrupted: cancelling the running jobs (continue with --resume)\n');
     interrupt.abort();
     process.removeListener('SIGINT', onSigint);
   };
-  process.on('SIGINT', onSigint);
+  const jobsAreProcesses = backend.name !== 'sim' || executor?.name === 'ray';
+  if (jobsAreProcesses) process.on('SIGINT', onSigint);
   let outcome: Awaited<ReturnType<typeof runStudyWithReports>>;
   try {
     outcome = await runStudyWithReports({ ...studyOptions, ...(executor !== undefined ? { executor } : {}), signal: interrupt.signal });
+  } catch (error) {
+    if (interrupt.signal.aborted) throw new CliExit(130, `interrupted; continue with: rl-adv study --out ${options.out} --resume (and the same options)`);
+    throw error;
   } finally {
     process.removeListener('SIGINT', onSigint);
     await executor?.close();

@@ -28,7 +28,7 @@ export interface ExecutorOptions {
 }
 
 /** How the Ray executor is built: set by src/study/executor/ray.ts (the `ray` helper) through {@link setRayFactory}. */
-type RayFactory = (options: ExecutorOptions) => Promise<Executor>;
+export type RayFactory = (options: ExecutorOptions) => Promise<Executor>;
 let RAY_FACTORY: RayFactory | undefined;
 
 /**

@@ -42,11 +42,12 @@ function logTail(logFile: string): string {
   return readFileSync(logFile, 'utf8').trim().split('\n').slice(-TAIL_LINES).join('\n  ');
 }
 
-/** How a job is named in messages: its program's module or script and its id. */
+/** How a job is named in messages: a driver module's command, the sim's job command, else the script's name. */
 function jobLabel(job: JobDescription): string {
   const argv = job.command.argv;
-  const program = argv[1] === '-m' ? `${String(argv[2])} ${String(argv[3] ?? '')}`.trim() : path.basename(argv[1] ?? argv[0] ?? job.id);
-  return `${program} (job ${job.id})`;
+  if (argv[1] === '-m') return `${String(argv[2])} ${String(argv[3] ?? '')}`.trim();
+  if (argv.includes('--job')) return `rl-adv study job ${job.id}`;
+  return path.basename(argv[1] ?? argv[0] ?? job.id);
 }
 
 /** A pool of GPU ids handed out one job at a time, in the order listed. */
