@@ -1,9 +1,9 @@
 // The Ray executor (`rl-adv study --executor ray`, issue 40): every attempt of a job runs as a Ray task on a node that
 // has its resources, through the bridge (`python -m rl_advantages.cluster`, a Ray driver; ray-bridge.ts). Before any
-// job, `prepare` checks the cluster: some alive node has each job's resources, the run folder is the same folder on
-// every node (a token file read back by a probe task pinned to each node), and no Ray driver of an earlier
-// orchestrator of this run folder is still connected (its tasks would still write). Before the first job of each
-// program (the TRL drivers, the sim's job command) the program's own check runs on every node. A lost node or worker
+// job, `prepare` checks that some alive node has each job's resources; before the first job runs, that no Ray driver of
+// an earlier orchestrator of this run folder is still connected (its tasks would still write) and that the run folder
+// is the same folder on every node (a token file read back by a probe task pinned to each node); before the first job
+// of each program (the TRL drivers, the sim's job command), the program's own check on every node. A lost node or worker
 // rejects with JobLostError (the scheduler retries); a non-zero exit with `driver_failed` and the log's tail.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -38,6 +38,7 @@ export class RayExecutor implements Executor {
   private runDir: string | undefined;
   private token: { file: string; value: string } | undefined;
   private readonly programs = new Map<string, Promise<void>>();
+  private claimed: Promise<void> | undefined;
 
   private constructor(
     private readonly bridge: RayBridge,
@@ -74,20 +75,31 @@ export class RayExecutor implements Executor {
     throwProblems(answer.nodes as ProbeAnswer[]);
   }
 
+  /** Resources some alive node has, checked before the run folder is touched (the orchestrator's lock comes after). */
   async prepare(runDir: string, jobs: readonly JobDescription[]): Promise<void> {
     this.runDir = path.resolve(runDir);
     const nodes = await this.nodes();
     if (nodes.length === 0) throw rayUnavailable(`the Ray cluster at ${this.address} has no alive node`);
     checkResources(nodes, jobs, this.address);
-    // An earlier orchestrator of this folder (killed, then --resume): its Ray driver must be gone, so Ray has cancelled
-    // its tasks; each attempt's fence (RUN/ray/fence) keeps a straggler from writing meanwhile.
-    await this.bridge.ask({ op: 'claim', run_dir: this.runDir });
-    const file = path.join(this.runDir, 'ray', 'probe-token');
-    mkdirSync(path.dirname(file), { recursive: true });
-    const value = randomBytes(16).toString('hex');
-    writeFileDurable(file, `${value}\n`);
-    this.token = { file, value };
-    await this.probe([], []);
+  }
+
+  /**
+   * Once, before the first job (the run folder is then the orchestrator's, under its lock): an earlier orchestrator's
+   * Ray driver of this folder (killed, then --resume) must be gone, so Ray has cancelled its tasks (each attempt's fence,
+   * RUN/ray/fence, keeps a straggler from writing meanwhile); then the run folder must be the same folder on every node
+   * (a random token written here, read back by a probe task pinned to each node).
+   */
+  private claimAndProbe(): Promise<void> {
+    this.claimed ??= (async () => {
+      await this.bridge.ask({ op: 'claim', run_dir: this.runDir });
+      const file = path.join(this.runDir as string, 'ray', 'probe-token');
+      mkdirSync(path.dirname(file), { recursive: true });
+      const value = randomBytes(16).toString('hex');
+      writeFileDurable(file, `${value}\n`);
+      this.token = { file, value };
+      await this.probe([], []);
+    })();
+    return this.claimed;
   }
 
   /** The program's own check on every node, once per program (its first job waits for it). */
@@ -105,6 +117,7 @@ export class RayExecutor implements Executor {
   async run(job: JobDescription, attempt: number, signal: AbortSignal): Promise<JobAttempt> {
     if (this.runDir === undefined) throw new RlAdvantagesError('RayExecutor.run before prepare', { code: 'internal' });
     if (signal.aborted) throw cancelled(job);
+    await this.claimAndProbe();
     await this.checkProgram(job);
     if (signal.aborted) throw cancelled(job);
     mkdirSync(path.dirname(job.logFile), { recursive: true });
