@@ -34,7 +34,7 @@ from .fence import fence_path
 LOST = ("NodeDiedError", "WorkerCrashedError", "ActorDiedError", "OwnerDiedError", "ObjectLostError", "ObjectFetchTimedOutError", "LocalRayletDiedError", "RaySystemError", "ActorUnavailableError", "ObjectReconstructionFailedError")
 #: Seconds between checks that a waiting attempt still fits some alive node.
 FEASIBLE_EVERY = 5.0
-#: Seconds a cancelled attempt may take to stop before its worker is killed.
+#: Seconds the bridge waits at shutdown for its cancelled attempts to end.
 FORCE_AFTER = 5.0
 #: Seconds an earlier orchestrator's driver may take to be gone.
 CLAIM_TIMEOUT = 120.0
@@ -201,25 +201,13 @@ class Bridge:
         self.send({"id": rid, "event": "cancel_sent", "target": target})
 
     def _stop(self, rid: int, generator: Any) -> None:
-        """Cancels an attempt: first by interrupting the task (its process group is killed, grandchildren too), then,
-        if it still runs after :data:`FORCE_AFTER` seconds, by killing its worker (the process dies with it)."""
+        """Cancels an attempt by killing its worker (``ray.cancel(force=True)``); the job's process dies with it
+        (``PR_SET_PDEATHSIG``). Processes that process started itself are not reached (the TRL drivers' advantage
+        server exits with its parent)."""
         try:
-            self.ray.cancel(generator, force=False)
-        except Exception:  # noqa: BLE001 - the force below still applies
+            self.ray.cancel(generator, force=True)
+        except Exception:  # noqa: BLE001 - already gone
             pass
-
-        def force() -> None:
-            with self.lock:
-                still = rid in self.running
-            if still:
-                try:
-                    self.ray.cancel(generator, force=True)
-                except Exception:  # noqa: BLE001 - already gone
-                    pass
-
-        timer = threading.Timer(FORCE_AFTER, force)
-        timer.daemon = True
-        timer.start()
 
     def _watch_feasible(self) -> None:
         """An attempt waiting for resources no alive node has any more (its nodes were lost) is cancelled and reported
