@@ -33,7 +33,7 @@ def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when the worker that started it dies (Linux prctl PR_SET_PDEATHSIG)."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-    except OSError:  # not Linux: the task still kills the process group on cancel
+    except OSError:  # not Linux: the task kills the process group when it is interrupted
         pass
 
 
