@@ -78,6 +78,7 @@ export {
   type JobPlan,
   type JobResources,
 } from './executor/types.js';
+export { RayExecutor, type RayExecutorOptions } from './executor/index.js';
 export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';
 export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './revise.js';
 export {

@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from ..cluster.fence import check_fence
 from ..grading import gsm8k_reward
 
 #: Steps between mid-arm checkpoints when the spec's ``trl.save_every`` is not given.
@@ -240,7 +241,9 @@ def reward(response: str, reference: str, stopped: bool) -> float:
 def write_text_durable(path: str, text: str) -> None:
     """Writes ``text`` to ``path`` whole: a flushed temporary file beside it named ``.rl-adv-tmp-<pid>-<8 hex>`` (the
     name ``rl-adv study --resume`` recognises, src/internal/durable-write.ts), then renamed over ``path``. A kill or a
-    full disk leaves the old file or the new one, never a torn one, and no temporary file (it is removed on error)."""
+    full disk leaves the old file or the new one, never a torn one, and no temporary file (it is removed on error).
+    In an attempt of a job on a Ray cluster whose fence names a newer attempt it raises
+    :class:`rl_advantages.cluster.FencedError` instead of renaming (rl_advantages.cluster.fence)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     temp = os.path.join(folder, f".rl-adv-tmp-{os.getpid()}-{os.urandom(4).hex()}")
@@ -249,6 +252,7 @@ def write_text_durable(path: str, text: str) -> None:
             handle.write(text)  # a buffered write writes every byte or raises (ENOSPC: OSError)
             handle.flush()
             os.fsync(handle.fileno())
+        check_fence()  # a stale attempt of a job on a Ray cluster never replaces a newer attempt's file
         os.replace(temp, path)
     except BaseException:
         try:

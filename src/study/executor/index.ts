@@ -1,10 +1,12 @@
 // The executors of `rl-adv study --executor local|ray` and the one factory the CLI and runStudy call. The local
-// executor is local.ts; the Ray executor (issue 40, the `ray` helper's piece) plugs in at RAY_FACTORY below.
+// executor is local.ts, the Ray executor ray.ts (a factory set by setRayFactory replaces it, e.g. in tests).
 import { RlAdvantagesError } from '../../errors.js';
 import { LocalExecutor } from './local.js';
+import { RayExecutor } from './ray.js';
 import type { Executor } from './types.js';
 
 export { LocalExecutor, type LocalExecutorOptions } from './local.js';
+export { RayExecutor, type RayExecutorOptions } from './ray.js';
 export * from './types.js';
 
 /** The executors `--executor` names. */
@@ -19,6 +21,8 @@ export interface ExecutorOptions {
   readonly rayAddress?: string;
   /** `--gpus 0,1,...`: the local executor runs one job per listed GPU at a time; local only. */
   readonly gpus?: readonly string[];
+  /** The Python that runs the Ray bridge (`--python`; default $RL_ADV_PYTHON, else `python3`); ray only. */
+  readonly python?: string;
   /** The environment the executor's processes start from (default: process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -57,10 +61,10 @@ export async function createExecutor(options: ExecutorOptions = {}): Promise<Exe
   if (options.gpus !== undefined) {
     throw new RlAdvantagesError('--gpus applies to --executor local only (Ray places each job on a GPU itself: use --job-gpus)', { code: 'bad_option', field: 'gpus' });
   }
-  // The `ray` helper: replace these lines with `return createRayExecutor(options);` (src/study/executor/ray.ts), or
-  // call setRayFactory from a module the CLI imports.
-  if (RAY_FACTORY === undefined) {
-    throw new RlAdvantagesError('--executor ray: the Ray executor is not available in this build', { code: 'ray_unavailable', field: 'executor' });
-  }
-  return RAY_FACTORY(options);
+  if (RAY_FACTORY !== undefined) return RAY_FACTORY(options);
+  return RayExecutor.connect({
+    ...(options.rayAddress === undefined ? {} : { address: options.rayAddress }),
+    ...(options.python === undefined ? {} : { python: options.python }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
 }
