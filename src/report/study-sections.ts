@@ -13,6 +13,7 @@ import { designPowerBlocks, seedDesignPowerBlocks } from './design-power.js';
 import { methodLabel } from '../stats/method-names.js';
 import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
+import { lrSection } from './lr-section.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
@@ -327,6 +328,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     gate(s, charts),
     arms(s, charts),
     learning(s, charts),
+    lrSection(s, charts !== undefined),
     evaluation(s, charts),
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),
