@@ -37,7 +37,8 @@ function collectArmGrid(p: Problems, at: string, arm: Readonly<Record<string, un
   const grid = arm.lr_grid;
   if (grid === undefined) return false;
   if (!Array.isArray(grid) || grid.length < 2) {
-    p.add(`${at}.lr_grid`, `must be an array of two or more learning rates (one learning rate is the arm's "lr"), got ${describe(grid)}`);
+    const got = Array.isArray(grid) ? `${grid.length} learning rate${grid.length === 1 ? '' : 's'}` : describe(grid);
+    p.add(`${at}.lr_grid`, `must be an array of two or more learning rates (one learning rate is the arm's "lr"), got ${got}`);
     return true;
   }
   grid.forEach((lr, j) => {

@@ -2,7 +2,7 @@
 // every learning rate of its grid, each scored on the held-out split of train, one learning rate picked per arm by the
 // spec's rule; only the picked runs are evaluated on test and decided. A resume with another grid or rule is refused
 // with nothing lost.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,11 +55,26 @@ const options = (spec: string, dir: string, extra: Partial<StudyOptions> = {}): 
   ...extra,
 });
 
+/** Every file under `dir` with its bytes. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 describe('a study with lr_grid arms on the sim backend', () => {
+  const root = temp();
+  const dir = path.join(root, 'run');
+
   it('trains every LR, scores each on held-out train, picks by the rule and evaluates only the picked LR on test', async () => {
-    const root = temp();
     const file = gridSpec(root);
-    const dir = path.join(root, 'run');
     const { exitCode, summary: s } = await runStudyWithReports(options(file, dir));
     expect(exitCode).toBe(0);
     const sel = s.lr_selection;
@@ -85,7 +100,38 @@ describe('a study with lr_grid arms on the sim backend', () => {
       // Only the picked LR's checkpoints are evaluated on test, and the replicates describe them.
       for (const rep of s.replicates ?? []) expect(rep.arms[arm]?.lr).toBe(a?.picked_lr);
     }
-    console.log(JSON.stringify(Object.fromEntries(Object.entries(sel.arms).map(([k, v]) => [k, [v.picked_lr, v.reason]]))));
+    // The held-out split is no seed's training task: its rows are absent from every LR run's advantage log.
+    const rows = new Set((JSON.parse(readFileSync(path.join(dir, 'lr_selection.json'), 'utf8')) as { split: { rows: number[] } }).split.rows);
+    expect(rows.size).toBe(150);
+    const heldIds = new Set(readJsonl<{ item_id: string }>(path.join(dir, 'seeds', '0', 'arms', 'grpo_g8', 'lr-0', 'heldout.jsonl')).map((r) => r.item_id));
+    for (const seed of [0, 1]) {
+      for (const arm of ['grpo_g8', 'gs1_tfidf_g1']) {
+        const trained = readJsonl<{ task_ids: string[] }>(path.join(dir, 'seeds', String(seed), 'arms', arm, 'lr-1', 'advantages.jsonl')).flatMap((r) => r.task_ids);
+        expect(trained.filter((id) => heldIds.has(id))).toEqual([]);
+      }
+    }
+    // The two LRs train differently from the same start (the sim's update is lr x its scale).
+    const low = readJsonl<{ rewards: number[] }>(path.join(dir, 'seeds', '0', 'arms', 'gs1_tfidf_g1', 'lr-0', 'advantages.jsonl'));
+    const high = readJsonl<{ rewards: number[] }>(path.join(dir, 'seeds', '0', 'arms', 'gs1_tfidf_g1', 'lr-1', 'advantages.jsonl'));
+    expect(low[0]?.rewards).toEqual(high[0]?.rewards);
+    expect(low.map((r) => r.rewards)).not.toEqual(high.map((r) => r.rewards));
     expect(s.comparisons?.length).toBe(3);
+    const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    expect(md).toContain('## Learning rates: picked on held-out train');
+    expect(readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('aria-label="Learning curves per arm and learning rate"');
   }, 120_000);
+
+  it('refuses a resume whose grid or selection rule differ, with nothing in the folder touched', async () => {
+    const before = snapshot(dir);
+    const otherGrid = gridSpec(root, (s) => {
+      for (const arm of s.arms as Record<string, unknown>[]) arm.lr_grid = [3e-5, 1e-4];
+    }, 'other-grid.json');
+    const otherSplit = gridSpec(root, (s) => {
+      s.lr_selection = { split: { from: 'train', items: 151 }, rule: 'max_mean_heldout_accuracy', ties: 'lower_lr' };
+    }, 'other-split.json');
+    for (const file of [otherGrid, otherSplit]) {
+      await expect(runStudyWithReports({ ...options(file, dir), resume: true })).rejects.toMatchObject({ code: 'resume_mismatch', message: expect.stringMatching(/different spec_sha256, lr_grid/) as unknown });
+    }
+    expect(snapshot(dir)).toEqual(before);
+  }, 60_000);
 });
