@@ -4,7 +4,10 @@
 // two fields and holds the selection rule; the arms phase (phases/lr-selection.ts) trains, scores and picks.
 import { describe } from '../internal/validate.js';
 import { isObject, type Problems } from '../internal/spec-problems.js';
-import type { StudyArm, StudySpec } from './spec.js';
+
+/** What this module reads of an arm and of a loaded spec (structural: spec.ts imports this module). */
+type GridArm = { readonly name: string; readonly lr_grid?: unknown };
+type GridSpec = { readonly arms: readonly GridArm[]; readonly raw: Readonly<Record<string, unknown>> };
 
 /** The selection rules: the learning rate with the highest mean held-out accuracy over seeds. */
 export const LR_SELECTION_RULES = ['max_mean_heldout_accuracy'] as const;
@@ -23,12 +26,12 @@ const SELECTION_KEYS = ['split', 'rule', 'ties', 'about'];
 const SPLIT_KEYS = ['from', 'items'];
 
 /** An arm's learning-rate grid, or null when it has none. */
-export function armLrGrid(arm: StudyArm): readonly number[] | null {
+export function armLrGrid(arm: GridArm): readonly number[] | null {
   return Array.isArray(arm.lr_grid) ? (arm.lr_grid as number[]) : null;
 }
 
 /** True when any arm of the spec declares a learning-rate grid. */
-export function hasLrGrid(spec: StudySpec): boolean {
+export function hasLrGrid(spec: GridSpec): boolean {
   return spec.arms.some((arm) => armLrGrid(arm) !== null);
 }
 
@@ -111,7 +114,7 @@ export function collectLrGrid(p: Problems, raw: Readonly<Record<string, unknown>
 }
 
 /** The spec's `lr_selection` (validated by loadStudySpec), or null. */
-export function lrSelectionOf(spec: StudySpec): LrSelection | null {
+export function lrSelectionOf(spec: GridSpec): LrSelection | null {
   const s = spec.raw.lr_selection;
   return isObject(s) ? (s as unknown as LrSelection) : null;
 }
