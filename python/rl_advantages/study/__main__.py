@@ -139,6 +139,8 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
     from .arms import Checkpointing, Curve, train_arm
     from .checkpoints import fingerprint
 
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        raise DriverError(f"--lr must be a finite number > 0, got {args.lr}")
     source = ensure_init(settings, args)
     arm = settings.arm(args.arm)
     if args.seed is not None:
@@ -146,8 +148,6 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
             raise DriverError(f"--seed must be an integer >= 0, got {args.seed}")
         arm = dataclasses.replace(arm, seed=args.seed)
     if args.lr is not None:
-        if not (math.isfinite(args.lr) and args.lr > 0):
-            raise DriverError(f"--lr must be a finite number > 0, got {args.lr}")
         arm = dataclasses.replace(arm, lr=args.lr)
     if (args.curve_items is None) != (args.curve_every is None):
         raise DriverError("--curve-items and --curve-every go together (the learning curve's items and steps between its evals)")
