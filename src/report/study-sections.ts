@@ -13,6 +13,7 @@ import { designPowerSection } from './power-sections.js';
 import { methodLabel } from '../stats/method-names.js';
 import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
+import { lrSection } from './lr-section.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
 import type { LedgerLine } from '../study/executor/ledger.js';
@@ -306,6 +307,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs, jobs?: read
     gate(s, charts),
     arms(s, charts),
     learning(s, charts),
+    lrSection(s, charts !== undefined),
     evaluation(s, charts),
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),

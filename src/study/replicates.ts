@@ -29,7 +29,8 @@ export function seedRoot(dir: string, seed: number | null): string {
 
 /**
  * The data order of seed `seed`: the backend's shuffle of the train tasks with that seed, without the study's
- * calibration set (the last CALIBRATION_TASKS of the study's own order), so no seed's arms train on the gate's tasks.
+ * calibration set (the last CALIBRATION_TASKS of the study's own order), so no seed's arms train on the gate's tasks,
+ * and without the `lr_selection` split when the spec has one (`ctx.heldOut`).
  *
  * @example
  * ```ts
@@ -38,6 +39,8 @@ export function seedRoot(dir: string, seed: number | null): string {
  */
 export function seedOrder(ctx: StudyContext, backend: StudyBackend['name'], seed: number): Int32Array {
   const calibration = new Set(ctx.order.slice(-CALIBRATION_TASKS));
+  // A spec with lr_selection: its held-out split is no seed's training task either (lr-split.ts).
+  for (const q of ctx.heldOut ?? []) calibration.add(q);
   return Int32Array.from(Array.from(studyOrder(backend, ctx.train.length, seed)).filter((q) => !calibration.has(q)));
 }
 

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readRunBytes } from './backends/files.js';
 import path from 'node:path';
+import { armLrGrid } from './lr-grid.js';
 import type { StudyArm } from './spec.js';
 import { OPTIONAL_PHASES, PILOT_STEPS, STUDY_PHASES, type StudyPhase, type StudySummary } from './summary.js';
 import { pathUnder } from '../internal/path-parts.js';
@@ -12,13 +13,19 @@ function loggedSteps(file: string): number {
   return readRunBytes(file).toString('utf8').split('\n').filter((line) => line.trim() !== '').length;
 }
 
+/** An arm's full-run folders under arms/: its own, or one per learning rate of its lr_grid (`<arm>/lr-<i>`). */
+function armFolders(arm: StudyArm): { label: string; folder: string }[] {
+  const grid = armLrGrid(arm);
+  return grid === null ? [{ label: arm.name, folder: arm.name }] : grid.map((lr, i) => ({ label: `${arm.name} lr ${String(lr)}`, folder: path.join(arm.name, `lr-${i}`) }));
+}
+
 /** `grpo_g8 seeds 0, 3 done, seed 7 at step 44 of 60, seed 9 at step 0 of 60`: where each seed of an arm is. */
-function seededArmPoint(dir: string, arm: StudyArm, total: number, seeds: readonly number[]): string {
-  const steps = seeds.map((seed) => ({ seed, step: loggedSteps(pathUnder(dir, 'seeds', String(seed), 'arms', arm.name, 'advantages.jsonl')) }));
+function seededArmPoint(dir: string, arm: { label: string; folder: string }, total: number, seeds: readonly number[]): string {
+  const steps = seeds.map((seed) => ({ seed, step: loggedSteps(pathUnder(dir, 'seeds', String(seed), 'arms', arm.folder, 'advantages.jsonl')) }));
   const done = steps.filter((s) => s.step >= total).map((s) => s.seed);
   const parts = done.length > 0 ? [`seed${done.length > 1 ? 's' : ''} ${done.join(', ')} done`] : [];
   for (const s of steps) if (s.step < total) parts.push(`seed ${s.seed} at step ${s.step} of ${total}`);
-  return `${arm.name} ${parts.join(', ')}`;
+  return `${arm.label} ${parts.join(', ')}`;
 }
 
 /**
@@ -46,9 +53,12 @@ export function describeResumePoint(
   if (next === undefined) return `resuming: every phase is done (${done.join(', ')}); nothing to continue`;
   let where = '';
   if (next === 'arms' && seeds !== null) {
-    where = ` (${arms.map((arm) => seededArmPoint(dir, arm, stepsOf(arm), seeds)).join('; ')})`;
-  } else if (next === 'pilot' || next === 'arms') {
-    const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(pathUnder(dir, next, arm.name, 'advantages.jsonl'))} of ${next === 'pilot' ? PILOT_STEPS : stepsOf(arm)}`);
+    where = ` (${arms.flatMap((arm) => armFolders(arm).map((f) => seededArmPoint(dir, f, stepsOf(arm), seeds))).join('; ')})`;
+  } else if (next === 'arms') {
+    const steps = arms.flatMap((arm) => armFolders(arm).map((f) => `${f.label} at step ${loggedSteps(pathUnder(dir, 'arms', f.folder, 'advantages.jsonl'))} of ${stepsOf(arm)}`));
+    where = ` (${steps.join(', ')})`;
+  } else if (next === 'pilot') {
+    const steps = arms.map((arm) => `${arm.name} at step ${loggedSteps(pathUnder(dir, 'pilot', arm.name, 'advantages.jsonl'))} of ${PILOT_STEPS}`);
     where = ` (${steps.join(', ')})`;
   } else if (next === 'tuning') {
     // The tuning phase reuses what an interrupted attempt wrote.

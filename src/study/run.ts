@@ -29,7 +29,8 @@ import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
 import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
-import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
+import { CALIBRATION_TASKS, STUDY_PHASES, TUNING_TASKS, type StudySummary } from './summary.js';
+import { lrGridIdentity, runHeldOut } from './lr-split.js';
 import { usage } from './usage.js';
 
 export type { StudyOptions, StudyOutcome } from './options.js';
@@ -46,6 +47,8 @@ export interface RunInputs {
   readonly summary: StudySummary;
   /** The arms' kernel files (`kernel:PATH`), loaded before the folder is touched. */
   readonly kernels: Readonly<Record<string, LoadedKernel>>;
+  /** The `lr_selection` split's train rows (lr-split.ts), when the spec has one. */
+  readonly heldOut?: readonly number[];
 }
 
 /** The context the phases share: the fitted TF-IDF, the data order, the backend's context and the run's settings. */
@@ -67,6 +70,7 @@ export function phaseContext(inputs: RunInputs, jobs?: StudyJobRunner): PhaseCon
     vectorizer,
     order,
     kernels: inputs.kernels,
+    ...(inputs.heldOut === undefined ? {} : { heldOut: inputs.heldOut }),
     progress: (done: number, total: number) => events.progress(done, total),
     ...(jobs === undefined ? {} : { jobs }),
   };
@@ -167,8 +171,14 @@ export async function studyInputs(options: StudyOptions): Promise<Omit<RunInputs
   }
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
-  const identity = runIdentity(options, seed, specText, data);
-  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels };
+  // An lr_selection split that does not fit the data order's free range is refused here (exit 2).
+  const split = runHeldOut(spec, data.train, studyOrder(options.backend.name, data.train.length, dataSeed), {
+    backend: options.backend.name,
+    ...(options.steps === undefined ? {} : { steps: options.steps }),
+    tuningTasks: options.tuneKernel === true ? (options.tuningTasks ?? TUNING_TASKS) : null,
+  });
+  const identity: RunIdentity = { ...runIdentity(options, seed, specText, data), ...lrGridIdentity(spec) };
+  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels, ...(split === null ? {} : { heldOut: split.rows }) };
 }
 
 /** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */

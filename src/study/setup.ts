@@ -29,6 +29,8 @@ export type RunIdentity = {
   /** Present only with the tuning phase, so runs without it keep their identity. */
   tuning?: { tasks: number; batches: number | null };
   version: string;
+  /** Present only for a spec with lr_grid arms (lr-split.ts): the grids and the selection rule a resume must match. */
+  lr_grid?: { arms: Record<string, readonly number[]>; selection: unknown };
 };
 
 /** Checks the numeric options; returns the study seed. */

@@ -8,6 +8,7 @@ import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
 import { collectComparisons, type StudyComparison } from './comparisons.js';
+import { collectLrGrid } from './lr-grid.js';
 import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, pathPartName, Problems, StudySpecError } from '../internal/spec-problems.js';
 
 export { StudySpecError, type SpecProblem } from '../internal/spec-problems.js';
@@ -57,6 +58,8 @@ export interface StudyArm {
   readonly group_size?: number;
   readonly groups_per_batch?: number;
   readonly lr?: number;
+  /** Learning rates to train at, each its own run, one picked on held-out train by the spec's `lr_selection` (lr-grid.ts). */
+  readonly lr_grid?: readonly number[];
   readonly seed?: number;
   readonly steps?: number;
   readonly [key: string]: unknown;
@@ -306,6 +309,7 @@ export function loadStudySpec(json: unknown): StudySpec {
   const comparisons = arms === undefined ? undefined : collectComparisons(p, rawRule.comparisons, arms.map((a) => a.name), decisionRule?.criteria);
   collectEstimatorModules(p, value.estimator_modules);
   collectCurve(p, value.eval);
+  collectLrGrid(p, value);
   p.throwIfAny();
   return {
     decisionRule: decisionRule as DecisionRule,

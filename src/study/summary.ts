@@ -10,6 +10,7 @@ import type { GateJson } from './gate.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { StudyQuestionSet } from './sim/questions.js';
 import type { ComparisonJson, MultiplicityJson } from './decide-comparisons.js';
+import type { LrSelectionSummary } from './lr-grid.js';
 
 /** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
 export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
@@ -105,6 +106,8 @@ export interface StudySummary {
    * criterion compares 0/1 outcomes. The report's power chart and section read it.
    */
   design_power?: StudyDesignPower | null;
+  /** A spec with `lr_grid` arms: the held-out split, every learning rate's scores per seed, the pick and why (lr-grid.ts). */
+  lr_selection?: LrSelectionSummary;
   /**
    * A replicated run's own design (docs/method.md section 5.9): the seed-level decision's power at its S seeds and n
    * items under stated assumptions; `design_power` is then one seed's paired power only.
@@ -131,6 +134,8 @@ export interface ReplicateArmSummary {
   reward_per_step: number[];
   /** Greedy accuracy on the curve items during training (null: no curve, or the backend keeps none). */
   curve: CurvePoint[] | null;
+  /** An arm with `lr_grid`: the learning rate the selection picked (the run this entry describes). */
+  lr?: number;
   /** Filled by the eval phase. */
   accuracy?: number;
   n?: number;

@@ -6,9 +6,10 @@ a failed check; the last stdout line of ``train`` is its JSON result):
 - ``probe``: what the spec needs that this machine lacks (prints one JSON object; exit 2 when anything is missing).
 - ``preflight --tasks FILE --out FILE``: the correctness preflight (rl_advantages.study.preflight).
 - ``sample --tasks FILE --rollouts N --seed S --out FILE``: the starting policy's rollouts, ``{task_id, prompt, reward}``.
-- ``train --arm NAME --steps N --tasks FILE --out-dir DIR [--seed S] [--curve-items FILE --curve-every K]
+- ``train --arm NAME --steps N --tasks FILE --out-dir DIR [--seed S] [--lr LR] [--curve-items FILE --curve-every K]
   [--checkpoint-dir DIR [--save-every N] [--resume]]``: one arm (rl_advantages.study.arms) with the RL seed S (default:
-  the arm's), its learning curve (greedy accuracy on the curve items at step 0, every K steps and the last, in
+  the arm's) at the learning rate LR (default: the arm's; the study passes each of an ``lr_grid``'s), its learning
+  curve (greedy accuracy on the curve items at step 0, every K steps and the last, in
   ``DIR/curve.jsonl``), and mid-arm checkpoints it can resume from (rl_advantages.study.checkpoints).
 - ``eval --checkpoint init|ADAPTER --items FILE --out FILE``: greedy decoding graded by our grader.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import Any
@@ -145,12 +147,16 @@ def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
     from .arms import Checkpointing, Curve, train_arm
     from .checkpoints import fingerprint
 
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        raise DriverError(f"--lr must be a finite number > 0, got {args.lr}")
     settings, source = prepare(settings, args)
     arm = settings.arm(args.arm)
     if args.seed is not None:
         if args.seed < 0:
             raise DriverError(f"--seed must be an integer >= 0, got {args.seed}")
         arm = dataclasses.replace(arm, seed=args.seed)
+    if args.lr is not None:
+        arm = dataclasses.replace(arm, lr=args.lr)
     if (args.curve_items is None) != (args.curve_every is None):
         raise DriverError("--curve-items and --curve-every go together (the learning curve's items and steps between its evals)")
     curve = None
@@ -212,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", required=True)
     s.add_argument("--out-dir", required=True)
     s.add_argument("--seed", type=int, default=None, help="the RL seed (initialisation, sampling; default: the arm's seed in the spec)")
+    s.add_argument("--lr", type=float, default=None, help="the learning rate (default: the arm's lr in the spec; the study passes each of an lr_grid's)")
     s.add_argument("--curve-items", default=None, help="items file of the learning curve's greedy evals (with --curve-every)")
     s.add_argument("--curve-every", type=int, default=None, help="steps between the learning curve's evals (and at step 0 and the last step)")
     s.add_argument("--checkpoint-dir", default=None, help="keep mid-arm checkpoints here (default: none; the study passes RUN/trl/checkpoints/PHASE/ARM)")

@@ -142,3 +142,14 @@ def test_driver_writes_are_whole_and_leave_no_temporary_even_when_the_disk_fails
         write_json(str(target), {"a": 2})
     assert json.loads(target.read_text()) == {"a": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "rows.jsonl"]
+
+
+@pytest.mark.parametrize("value", ["0", "-1e-4", "nan", "inf"])
+def test_train_refuses_a_learning_rate_that_is_not_finite_and_positive(tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from rl_advantages.study.__main__ import main
+
+    args = ["train", "--spec", str(ARITH), "--run-dir", str(tmp_path), "--data-dir", str(tmp_path), "--arm", "grpo_g8", "--steps", "1"]
+    args += ["--tasks", str(tmp_path / "tasks.jsonl"), "--out-dir", str(tmp_path / "out"), f"--lr={value}"]
+    assert main(args) == 2
+    assert f"--lr must be a finite number > 0, got {float(value)}" in capsys.readouterr().err
+    assert not (tmp_path / "trl").exists()

@@ -64,19 +64,22 @@ async function trainJob(d: TrlDrivers, ctx: StudyContext, req: ArmRunRequest, pl
   if (existsSync(resultFile)) return readJson<ArmRunResult>(resultFile);
   const needed = req.steps * (req.arm.groups_per_batch ?? 1);
   const order = req.order ?? ctx.order;
-  const name = req.seed === undefined ? `${req.phase}_${req.arm.name}` : `${req.phase}_${req.arm.name}_seed${req.seed}`;
+  const lrPart = req.lrIndex === undefined ? '' : `_lr${req.lrIndex}`;
+  const name = req.seed === undefined ? `${req.phase}_${req.arm.name}${lrPart}` : `${req.phase}_${req.arm.name}${lrPart}_seed${req.seed}`;
   const tasks = d.request(ctx, name, Array.from(order.slice(0, needed), (q) => ctx.train[q] as Gsm8kItem));
   // A replicated run's RL seed, and the learning curve's greedy evals (python/rl_advantages/study/arms.py).
   const extra = [
     ...(req.seed === undefined ? [] : ['--seed', String(req.seed)]),
+    // One learning rate of the arm's lr_grid (the spec's arm holds the grid; the driver trains at this one).
+    ...(req.lrIndex === undefined || req.arm.lr === undefined ? [] : ['--lr', String(req.arm.lr)]),
     ...(req.curve ? ['--curve-items', d.request(ctx, 'curve', req.curve.items), '--curve-every', String(req.curve.every)] : []),
   ];
   // Mid-arm checkpoints outside the arm's folder (every trl.save_every steps, python/rl_advantages/study/checkpoints.py):
   // an interrupted driver continues from its latest complete one (--resume; a fresh start when there is none), and
   // the driver removes them once the arm is done.
-  const checkpoints = pathUnder(d.checkpointsDir(ctx), req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name);
+  const checkpoints = pathUnder(d.checkpointsDir(ctx), req.phase, ...(req.seed === undefined ? [] : [`seed${req.seed}`]), req.arm.name, ...(req.lrIndex === undefined ? [] : [`lr-${req.lrIndex}`]));
   const args = ['--arm', req.arm.name, '--steps', String(req.steps), '--tasks', tasks, '--out-dir', req.dir, '--checkpoint-dir', checkpoints, '--resume', ...extra];
-  const fallback = { id: `train/${req.phase}/${req.arm.name}${req.seed === undefined ? '' : `/seed-${req.seed}`}`, kind: req.phase === 'pilot' ? ('pilot' as const) : ('train' as const) };
+  const fallback = { id: `train/${req.phase}/${req.arm.name}${req.seed === undefined ? '' : `/seed-${req.seed}`}${req.lrIndex === undefined ? '' : `/lr-${req.lrIndex}`}`, kind: req.phase === 'pilot' ? ('pilot' as const) : ('train' as const) };
   const stdout = await d.drive(ctx, 'train', args, name, plan, fallback);
   let info: { checkpoint?: unknown; advantages_log?: unknown };
   try {

@@ -37,6 +37,11 @@ export interface StudyContext {
    * own): each job's process runs on this machine, one attempt, no ledger.
    */
   readonly jobs?: StudyJobRunner;
+  /**
+   * Train rows of the spec's `lr_selection` split (lr-split.ts), when it has one: held out of every seed's data order,
+   * scored by each learning rate of an arm's grid.
+   */
+  readonly heldOut?: readonly number[];
 }
 
 /** How a backend runs the process of a described job. */
@@ -80,6 +85,8 @@ export interface ArmRunRequest {
   readonly order?: Int32Array;
   /** The learning curve: greedy accuracy on `items` at step 0, every `every` steps and at the last step. */
   readonly curve?: { readonly items: readonly Gsm8kItem[]; readonly every: number };
+  /** An arm with `lr_grid`: the index of `arm.lr` in its grid (the run's folder is `.../<arm>/lr-<index>`). */
+  readonly lrIndex?: number;
 }
 
 /** One point of a learning curve (curve.jsonl's rows). */

@@ -6,6 +6,7 @@ import { runJobs, type StudyJob } from '../jobs.js';
 import { studyJobLimit } from '../study-scheduler.js';
 import { curveSettings, replicateSeeds, seedOrder, seedRoot } from '../replicates.js';
 import type { StudyArm } from '../spec.js';
+import { armLrGrid } from '../lr-grid.js';
 import type { PhaseContext } from './context.js';
 import { pathUnder } from '../../internal/path-parts.js';
 
@@ -23,24 +24,52 @@ export interface ArmRun {
   readonly request: ArmRunRequest;
 }
 
-/** The full arm runs in a fixed order: seeds in the spec's order, arms in the spec's order within each. */
-export function armRuns(ctx: PhaseContext): ArmRun[] {
+/** The folder of one learning rate of an arm's grid: `<arm folder>/lr-<index>` (an index, never the number: a safe name). */
+export function lrDir(armDir: string, index: number): string {
+  return path.join(armDir, `lr-${index}`);
+}
+
+/**
+ * The learning-rate indices an arm runs at: null for an arm without `lr_grid` (its own lr); with `every`, each index
+ * of its grid (the arms phase trains them all); else the index the selection picked (summary.json's `lr_selection`).
+ */
+function lrIndices(ctx: PhaseContext, arm: StudyArm, every: boolean): (number | null)[] {
+  const grid = armLrGrid(arm);
+  if (grid === null) return [null];
+  if (every) return grid.map((_, i) => i);
+  const picked = ctx.summary.lr_selection?.arms[arm.name]?.picked_index;
+  if (picked === undefined) throw new Error(`arm ${arm.name}: no learning rate picked yet (the arms phase picks it)`);
+  return [picked];
+}
+
+/**
+ * The full arm runs in a fixed order: seeds in the spec's order, arms in the spec's order within each. An arm with
+ * `lr_grid` runs at the learning rate the selection picked, or with `everyLr` once per learning rate of its grid.
+ */
+export function armRuns(ctx: PhaseContext, everyLr = false): ArmRun[] {
   const seeds = replicateSeeds(ctx.spec);
   const curve = curveSettings(ctx.spec, ctx.study.test);
   const runs: ArmRun[] = [];
   for (const seed of seeds ?? [null]) {
     const root = seedRoot(ctx.dir, seed);
     const order = seed === null ? undefined : seedOrder(ctx.study, ctx.backend.name, seed);
-    for (const arm of ctx.spec.arms) {
-      const request: ArmRunRequest = {
-        arm,
-        phase: 'full',
-        steps: ctx.settings.stepsOf(arm),
-        dir: pathUnder(ctx.dir, path.relative(ctx.dir, root), 'arms', arm.name),
-        ...(seed === null ? {} : { seed, order }),
-        ...(curve === null ? {} : { curve }),
-      };
-      runs.push({ seed: seed ?? arm.seed ?? 0, replicated: seed !== null, arm, label: seed === null ? arm.name : `${arm.name} seed ${seed}`, root, request });
+    for (const specArm of ctx.spec.arms) {
+      for (const lrIndex of lrIndices(ctx, specArm, everyLr)) {
+        const lr = lrIndex === null ? undefined : armLrGrid(specArm)?.[lrIndex];
+        const arm = lr === undefined ? specArm : { ...specArm, lr };
+        const armDir = pathUnder(ctx.dir, path.relative(ctx.dir, root), 'arms', arm.name);
+        const request: ArmRunRequest = {
+          arm,
+          phase: 'full',
+          steps: ctx.settings.stepsOf(arm),
+          dir: lrIndex === null ? armDir : lrDir(armDir, lrIndex),
+          ...(seed === null ? {} : { seed, order }),
+          ...(curve === null ? {} : { curve }),
+          ...(lrIndex === null ? {} : { lrIndex }),
+        };
+        const label = `${arm.name}${lr === undefined ? '' : ` lr ${String(lr)}`}${seed === null ? '' : ` seed ${seed}`}`;
+        runs.push({ seed: seed ?? arm.seed ?? 0, replicated: seed !== null, arm, label, root, request });
+      }
     }
   }
   return runs;

@@ -2,25 +2,41 @@
 // in a replicated run, both arms for every seed (docs/study.md, "Seeds"), as independent jobs (--jobs at once).
 import type { ReplicateSummary } from '../summary.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
-import { armRuns, runArmJobs } from './arm-runs.js';
+import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
 import { trainJob } from './job-graph.js';
+import type { ArmRunResult } from '../backends/types.js';
+import { hasLrGrid } from '../lr-grid.js';
+import { pickLine, trainGridArms } from './lr-selection.js';
 import { formatFigure } from '../../internal/figures.js';
 import { curveSettings } from '../replicates.js';
 
+/** Every arm x seed once (a spec without lr_grid arms). */
+async function trainArms(ctx: PhaseContext): Promise<{ runs: ArmRun[]; results: ArmRunResult[] }> {
+  const runs = armRuns(ctx);
+  ctx.events.label(`arms: ${runs.length} arm runs`);
+  const results = await runArmJobs(ctx, 'arms', runs, (r) => trainJob(ctx, r).run());
+  return { runs, results };
+}
+
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
   const { summary } = ctx;
-  const runs = armRuns(ctx);
   const curve = curveSettings(ctx.spec, ctx.study.test);
   // Tinker's curve is the cookbook's test-set evaluator, which samples (examples/tinker-cookbook/README.md).
   if (curve !== null) summary.curve = { items: curve.items.length, every: curve.every, ...(ctx.backend.name === 'tinker' ? { decoding: 'sampled' as const } : {}) };
-  ctx.events.label(`arms: ${runs.length} arm runs`);
-  const results = await runArmJobs(ctx, 'arms', runs, (r) => trainJob(ctx, r).run());
+  const grid = hasLrGrid(ctx.spec);
+  const { runs, results } = grid ? await trainGridArms(ctx) : await trainArms(ctx);
   const replicates: ReplicateSummary[] = [];
   runs.forEach((r, i) => {
     const result = results[i] as (typeof results)[number];
     let rep = replicates.find((x) => x.seed === r.seed);
     if (rep === undefined) replicates.push((rep = { seed: r.seed, arms: {} }));
-    rep.arms[r.arm.name] = { advantage: r.arm.advantage, steps: r.request.steps, reward_per_step: [...result.rewardPerStep], curve: result.curve ? [...result.curve] : null };
+    rep.arms[r.arm.name] = {
+      advantage: r.arm.advantage,
+      steps: r.request.steps,
+      reward_per_step: [...result.rewardPerStep],
+      curve: result.curve ? [...result.curve] : null,
+      ...(r.request.lrIndex === undefined ? {} : { lr: r.arm.lr as number }),
+    };
     ctx.state.checkpoints[`${r.seed}/${r.arm.name}`] = result.checkpoint;
   });
   summary.replicates = replicates;
@@ -33,7 +49,7 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
     return formatFigure(last.reduce((a, b) => a + b, 0) / last.length, 3);
   };
   const over = replicates.length > 1 ? ` (mean over ${replicates.length} seeds)` : '';
-  return { line: ctx.spec.arms.map((a) => `${a.name} final reward ${finalReward(a.name)}`).join(', ') + over };
+  return { line: ctx.spec.arms.map((a) => `${a.name} final reward ${finalReward(a.name)}`).join(', ') + over + (grid ? `; picked on held-out train: ${pickLine(ctx)}` : '') };
 }
 
 /** The arms phase: arms/<arm>/ (RUN/seeds/<s>/arms/<arm>/ per seed) and each arm's checkpoint. */

@@ -138,6 +138,11 @@ export function pilotTrainJob(ctx: PhaseContext, arm: StudyArm): GraphJob<ArmRun
   return { plan: p, run: () => (mkdirSync(dir, { recursive: true }), ctx.backend.trainArm(ctx.study, { arm, phase: 'pilot', steps: PILOT_STEPS, dir }, p)) };
 }
 
+/** An arm run's part of a job id: `<arm>`, `/seed-<s>` in a replicated run, `/lr-<i>` for one learning rate of a grid. */
+function runPath(r: ArmRun): string {
+  return `${r.arm.name}${r.replicated ? `/seed-${r.seed}` : ''}${r.request.lrIndex === undefined ? '' : `/lr-${r.request.lrIndex}`}`;
+}
+
 /**
  * A full arm x seed's training job: arms/<arm> (seeds/<s>/arms/<arm>).
  *
@@ -147,7 +152,7 @@ export function pilotTrainJob(ctx: PhaseContext, arm: StudyArm): GraphJob<ArmRun
  * ```
  */
 export function trainJob(ctx: PhaseContext, r: ArmRun): GraphJob<ArmRunResult> {
-  const id = `train/full/${r.arm.name}${r.replicated ? `/seed-${r.seed}` : ''}`;
+  const id = `train/full/${runPath(r)}`;
   const p = plan(ctx, { id, kind: 'train', arm: r.arm.name, ...(r.replicated ? { seed: r.seed } : {}), reads: common(ctx), writes: [r.request.dir] });
   return { plan: p, run: () => (mkdirSync(r.request.dir, { recursive: true }), ctx.backend.trainArm(ctx.study, r.request, p)) };
 }
@@ -233,9 +238,22 @@ export function armEvalFile(r: ArmRun): string {
  * ```
  */
 export function armEvalJob(ctx: PhaseContext, r: ArmRun): GraphJob<EvalRow[]> {
-  const id = `eval/full/${r.arm.name}${r.replicated ? `/seed-${r.seed}` : ''}`;
+  const id = `eval/full/${runPath(r)}`;
   const checkpoint = async (): Promise<string> => ctx.state.checkpoints[`${r.seed}/${r.arm.name}`] ?? (await trainJob(ctx, r).run()).checkpoint;
   return evalJob(ctx, id, evalItems(ctx), armEvalFile(r), { arm: r.arm.name, ...(r.replicated ? { seed: r.seed } : {}), dir: r.request.dir, checkpoint });
+}
+
+/**
+ * The held-out eval of one learning rate's run of a grid arm (the lr_selection split): `<run folder>/heldout.jsonl`.
+ *
+ * @example
+ * ```ts
+ * heldOutEvalJob(ctx, run, checkpoint, items).plan.id; // 'eval/heldout/gs1_tfidf_g1/seed-0/lr-1'
+ * ```
+ */
+export function heldOutEvalJob(ctx: PhaseContext, r: ArmRun, checkpoint: string, items: readonly Gsm8kItem[]): GraphJob<EvalRow[]> {
+  const out = pathUnder(r.request.dir, 'heldout.jsonl');
+  return evalJob(ctx, `eval/heldout/${runPath(r)}`, items, out, { arm: r.arm.name, ...(r.replicated ? { seed: r.seed } : {}), dir: r.request.dir, checkpoint: () => Promise.resolve(checkpoint) });
 }
 
 /**
