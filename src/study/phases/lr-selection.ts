@@ -2,7 +2,6 @@
 // grids"): every arm x seed trains at every learning rate of its grid (each its own job and folder,
 // <arm>/lr-<i>), a greedy eval on the held-out split of train scores each trained policy, and the spec's rule picks
 // one learning rate per arm. Only the picked runs go on to the eval on test and the decision.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Gsm8kItem } from '../../data/gsm8k.js';
 import { RlAdvantagesError } from '../../errors.js';
