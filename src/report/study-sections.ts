@@ -75,8 +75,9 @@ function phases(s: StudySummary): ReportSection {
   const rows: string[][] = [];
   for (const name of STUDY_PHASES) {
     const p = s.phases[name];
-    // An optional phase the run does not have (tuning without --tune-kernel) is not listed.
-    if (p === undefined && OPTIONAL_PHASES.includes(name) && s.options.tuning_tasks === undefined) continue;
+    // An optional phase the run does not have (tuning without --tune-kernel, kernel_arms without kernel arms) is not listed.
+    const has = name === 'tuning' ? s.options.tuning_tasks !== undefined : name === 'kernel_arms' ? s.kernel_arms !== undefined : true;
+    if (p === undefined && OPTIONAL_PHASES.includes(name) && !has) continue;
     rows.push(p ? [name, p.status, p.wall_seconds.toFixed(3), p.result] : [name, 'not reached', '', '']);
   }
   return {

@@ -20,7 +20,9 @@ import { withRemedy } from '../internal/durable-write.js';
 import { replicateSeeds } from './replicates.js';
 import { armKernels } from './arm-kernels.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
-import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
+import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, runTuning, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
+import { refuseChangedKernels, startKernels, writeOracleKernel } from './run-kernels.js';
+import { ORACLE_CELL_KERNEL } from './kernel-arm-spec.js';
 import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
 import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
@@ -126,15 +128,19 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const arms = studyArms(spec);
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options, spec);
-  const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
+  // Mutable: the oracle kernel joins once written into the folder, the tuned kernel once the tuning phase froze it.
+  const kernels: Record<string, LoadedKernel> = { ...armKernels(spec, path.dirname(path.resolve(options.specPath))) };
+  const start = startKernels(spec, path.dirname(path.resolve(options.specPath)), data.train);
   if (data.train.length < CALIBRATION_TASKS + 2) {
     throw usage(`the GSM8K train split has ${data.train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);
   }
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
-  const identity = runIdentity(options, seed, specText, data);
+  const identity: RunIdentity = { ...runIdentity(options, seed, specText, data, runTuning(options, spec)), ...(start.identity === undefined ? {} : { kernels: start.identity }) };
+  if (options.resume === true) refuseChangedKernels(dir, options.dir, spec, start);
   const lock = claimRunDir(dir, identity, options.resume === true, options.dir);
   try {
+    if (start.oracleText !== undefined) kernels[ORACLE_CELL_KERNEL] = writeOracleKernel(dir, start.oracleText);
     return await runPhases({ options, dir, specPath, spec, arms, dataSeed, data, identity, kernels });
   } catch (error) {
     // A full or failing disk: the run resumes where it stopped once space is back.

@@ -14,6 +14,7 @@ import { formatFigure } from '../../internal/figures.js';
 import { replicateSeeds } from '../replicates.js';
 import { comparisonRule } from '../comparisons.js';
 import { decideComparisons, type ArmSeedRows } from '../decide-comparisons.js';
+import { addKernelArmGains } from '../kernel-arm-gains.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -74,6 +75,7 @@ function runComparisons(ctx: PhaseContext, replicated: boolean, rowsOf: Readonly
   const { comparisons, multiplicity } = decideComparisons(spec, seeds, rowsOf as ArmSeedRows);
   summary.comparisons = comparisons;
   summary.multiplicity = multiplicity;
+  if (summary.kernel_arms !== undefined) addKernelArmGains(summary.kernel_arms, comparisons);
   // What the first comparison's per-seed design could conclude, at its Bonferroni level (a lower bound for Holm).
   const first = spec.comparisons?.[0];
   const t = first === undefined ? [] : (rowsOf.get(first.treatment)?.[0] ?? []);

@@ -1,0 +1,89 @@
+// The kernel arms of a spec (docs/study.md, "Kernel arms"): the advantage names `tuned_kernel` (the kernel the run's
+// own tuning phase selects, which needs the spec's `tuning` section) and `oracle_cell_kernel` (the arith world's true
+// difficulty cells, docs/method.md section 2.4.1), the spec's `tuning` section, and which arms are kernel arms.
+// Kept apart from spec.ts, which calls collectKernelArmProblems once the arms are read.
+import { describe } from '../internal/validate.js';
+import { isObject, type Problems } from '../internal/spec-problems.js';
+import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
+import { isKernelAdvantage } from './gate-metrics.js';
+
+/** The advantage of an arm trained with the kernel the run's tuning phase selects (kernel.json, frozen before the pilot). */
+export const TUNED_KERNEL = 'tuned_kernel';
+/** The advantage of an arm trained with the oracle kernel on the arith world's difficulty cells (oracle-kernel.json). */
+export const ORACLE_CELL_KERNEL = 'oracle_cell_kernel';
+/** The study-level kernel names an arm's `advantage` may take besides the estimators and `kernel:PATH`. */
+export const STUDY_KERNEL_NAMES: readonly string[] = [TUNED_KERNEL, ORACLE_CELL_KERNEL];
+
+/** The spec's `tuning` section: the tuning phase fixed in the design (tasks, and tune-kernel's batches or null). */
+export interface SpecTuning {
+  readonly tasks: number;
+  readonly batches: number | null;
+}
+
+const TUNING_FIELDS = ['tasks', 'batches', 'about'] as const;
+
+/** Whether `name` is one of {@link STUDY_KERNEL_NAMES}. */
+export function isStudyKernelName(name: string): boolean {
+  return STUDY_KERNEL_NAMES.includes(name);
+}
+
+function positiveInteger(p: Problems, path: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= 1)) {
+    p.add(path, `must be an integer >= 1, got ${describe(value)}`);
+  }
+}
+
+/**
+ * Checks the spec's `tuning` section and the arms that name a study kernel: a `tuned_kernel` arm needs `tuning` (the
+ * tuning phase must be part of the design), an `oracle_cell_kernel` arm a world with cells (`dataset.name` "arith").
+ */
+export function collectKernelArmProblems(p: Problems, spec: Readonly<Record<string, unknown>>, arms: readonly { readonly advantage: unknown }[]): void {
+  const tuning = spec.tuning;
+  if (tuning !== undefined) {
+    if (!isObject(tuning)) p.add('tuning', `must be an object {"tasks", "batches"?}, got ${describe(tuning)}`);
+    else {
+      if (tuning.tasks === undefined) p.add('tuning.tasks', 'is required: how many train tasks the tuning phase samples (one rollout each)');
+      positiveInteger(p, 'tuning.tasks', tuning.tasks);
+      positiveInteger(p, 'tuning.batches', tuning.batches);
+      for (const k of Object.keys(tuning)) {
+        if (!(TUNING_FIELDS as readonly string[]).includes(k)) p.add(`tuning.${k}`, `is not a field of tuning (fields: ${TUNING_FIELDS.join(', ')})`);
+      }
+    }
+  }
+  const dataset = spec.dataset;
+  const cells = isObject(dataset) && dataset.name === 'arith';
+  arms.forEach((arm, i) => {
+    if (arm.advantage === TUNED_KERNEL && tuning === undefined) {
+      p.add(`arms[${i}].advantage`, `"${TUNED_KERNEL}" needs the spec's tuning phase: add "tuning": {"tasks": N} (the kernel is tuned on N train tasks before the pilot)`);
+    }
+    if (arm.advantage === ORACLE_CELL_KERNEL && !cells) {
+      const world = isObject(dataset) && typeof dataset.name === 'string' ? `the ${dataset.name} world` : 'this world (GSM8K or the sim)';
+      p.add(`arms[${i}].advantage`, `"${ORACLE_CELL_KERNEL}" needs a world with difficulty cells (dataset.name "arith"); ${world} has none`);
+    }
+  });
+}
+
+/** The spec's `tuning` section, when it has one (validated by {@link collectKernelArmProblems}). */
+export function specTuning(raw: Readonly<Record<string, unknown>>): SpecTuning | undefined {
+  const t = raw.tuning;
+  if (!isObject(t)) return undefined;
+  return { tasks: t.tasks as number, batches: typeof t.batches === 'number' ? t.batches : null };
+}
+
+/**
+ * Whether an arm's advantage is a prompt kernel: a kernel estimator (`tfidf_kernel_loo_T<T>`, `length_bucket_loo`,
+ * ...), a kernel file (`kernel:PATH`), the tuned kernel or the oracle.
+ */
+export function isKernelArmAdvantage(advantage: string): boolean {
+  return isStudyKernelName(advantage) || advantage.startsWith(KERNEL_NAME_PREFIX) || isKernelAdvantage(advantage);
+}
+
+/**
+ * Whether the run measures its kernel arms (the `kernel_arms` phase and summary.json's `kernel_arms`): the spec has a
+ * `tuning` section or an arm that is a kernel file, the tuned kernel, the oracle or `length_bucket_loo`. The published
+ * two-arm study and the ablation have none of these, so their artifacts do not change.
+ */
+export function measuresKernelArms(raw: Readonly<Record<string, unknown>>, arms: readonly { readonly advantage: string }[]): boolean {
+  if (raw.tuning !== undefined) return true;
+  return arms.some((a) => isStudyKernelName(a.advantage) || a.advantage.startsWith(KERNEL_NAME_PREFIX) || a.advantage === 'length_bucket_loo');
+}
