@@ -15,6 +15,7 @@ import { isSeedDecisionJson } from '../stats/seeds.js';
 import { learningInputs } from './learning-inputs.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
+import { kernelArmsSection } from './kernel-arm-sections.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, powerFigure, rewardFigure } from './sections.js';
 
 const num = formatFigure;
@@ -141,6 +142,7 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
     },
   ];
   const k = t.kernel;
+  const tunedArms = (s.kernel_arms?.arms ?? []).filter((a) => a.advantage === 'tuned_kernel').map((a) => a.arm);
   if (k !== null) {
     const ci = k.held_out.ratio_ci95 ? ` [${num(k.held_out.ratio_ci95[0])}, ${num(k.held_out.ratio_ci95[1])}] (${k.held_out.interval_method ?? '?'})` : '';
     blocks.push(
@@ -152,7 +154,10 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
       },
       {
         kind: 'text',
-        text: "This run's arms are unchanged. To adopt the kernel: `rl-adv study revise --spec SPEC --kernel " + k.file + ' --out SPEC.v2.json`, then a new run of the revised spec.',
+        text:
+          tunedArms.length > 0
+            ? `The kernel of arm ${tunedArms.join(', ')} (\`tuned_kernel\`): frozen before the pilot, its sha256 recorded in run.json.`
+            : "This run's arms are unchanged. To adopt the kernel: `rl-adv study revise --spec SPEC --kernel " + k.file + ' --out SPEC.v2.json`, then a new run of the revised spec.',
       },
       ...chart(charts, async () => (charts?.kernelFamilies?.length ? kernelFigure(charts.kernelFamilies, gateBar(s)) : null)),
     );
@@ -161,7 +166,7 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
       blocks.push({ kind: 'table', header: ['family', 'tuning ratio', 'held-out ratio'], rows, align: ['l', 'r', 'r'] });
     }
   }
-  return { id: 'tuning', heading: 'Tuning (not adopted by this run)', blocks };
+  return { id: 'tuning', heading: tunedArms.length > 0 ? `Tuning (the kernel of ${tunedArms.join(', ')})` : 'Tuning (not adopted by this run)', blocks };
 }
 
 function pilot(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
@@ -331,6 +336,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs): ReportSect
     evaluation(s, charts),
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),
+    kernelArmsSection(s.kernel_arms, charts !== undefined),
     designPower(s, charts),
   ];
   return all.filter((x): x is ReportSection => x !== null);
