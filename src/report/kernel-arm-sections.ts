@@ -35,6 +35,11 @@ function points(k: KernelArmsSummary): KernelArmPoint[] {
  * The kernel arms: a table of each arm's B_eff ratio (95% interval) and gain over the batch-mean arm (interval at
  * its comparison's level, verdict, each seed), and in report.html the chart of one against the other; null when the
  * run has no `kernel_arms`.
+ *
+ * @example
+ * ```ts
+ * kernelArmsSection(summary.kernel_arms, true)?.heading; // "Kernel arms: B_eff ratio beside the gain over the batch mean"
+ * ```
  */
 export function kernelArmsSection(k: KernelArmsSummary | undefined, charts: boolean): ReportSection | null {
   if (k === undefined) return null;

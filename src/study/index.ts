@@ -60,7 +60,11 @@ export {
   type ReplicateSummary,
   type ReplicateArmSummary,
   type LearningSummary,
+  type KernelArmsSummary,
+  type KernelArmSummary,
 } from './summary.js';
+export { TUNED_KERNEL, ORACLE_CELL_KERNEL, type SpecTuning } from './kernel-arm-spec.js';
+export { oracleKernelJson, arithCell, ORACLE_KERNEL_FILE, ORACLE_TEMPERATURE } from './oracle-kernel.js';
 export { runJobs, type StudyJob } from './jobs.js';
 export { replicateSeeds, seedOrder, curveSettings } from './replicates.js';
 export { reviseStudySpec, writeRevisedSpec, type ReviseOptions, type RevisedSpec, type SpecRevision } from './revise.js';

@@ -22,7 +22,14 @@ export interface SpecTuning {
 
 const TUNING_FIELDS = ['tasks', 'batches', 'about'] as const;
 
-/** Whether `name` is one of {@link STUDY_KERNEL_NAMES}. */
+/**
+ * Whether `name` is one of {@link STUDY_KERNEL_NAMES}.
+ *
+ * @example
+ * ```ts
+ * isStudyKernelName('tuned_kernel'); // true
+ * ```
+ */
 export function isStudyKernelName(name: string): boolean {
   return STUDY_KERNEL_NAMES.includes(name);
 }
@@ -36,6 +43,14 @@ function positiveInteger(p: Problems, path: string, value: unknown): void {
 /**
  * Checks the spec's `tuning` section and the arms that name a study kernel: a `tuned_kernel` arm needs `tuning` (the
  * tuning phase must be part of the design), an `oracle_cell_kernel` arm a world with cells (`dataset.name` "arith").
+ * Problems are added to `p` (each with its field: `tuning.tasks`, `arms[3].advantage`, ...), not thrown.
+ *
+ * @example
+ * ```ts
+ * const p = new Problems();
+ * collectKernelArmProblems(p, spec.raw, spec.arms);
+ * p.throwIfAny();
+ * ```
  */
 export function collectKernelArmProblems(p: Problems, spec: Readonly<Record<string, unknown>>, arms: readonly { readonly advantage: unknown }[]): void {
   const tuning = spec.tuning;
@@ -63,7 +78,14 @@ export function collectKernelArmProblems(p: Problems, spec: Readonly<Record<stri
   });
 }
 
-/** The spec's `tuning` section, when it has one (validated by {@link collectKernelArmProblems}). */
+/**
+ * The spec's `tuning` section, when it has one (validated by {@link collectKernelArmProblems}).
+ *
+ * @example
+ * ```ts
+ * specTuning({ tuning: { tasks: 700 } }); // { tasks: 700, batches: null }
+ * ```
+ */
 export function specTuning(raw: Readonly<Record<string, unknown>>): SpecTuning | undefined {
   const t = raw.tuning;
   if (!isObject(t)) return undefined;
@@ -73,6 +95,12 @@ export function specTuning(raw: Readonly<Record<string, unknown>>): SpecTuning |
 /**
  * Whether an arm's advantage is a prompt kernel: a kernel estimator (`tfidf_kernel_loo_T<T>`, `length_bucket_loo`,
  * ...), a kernel file (`kernel:PATH`), the tuned kernel or the oracle.
+ *
+ * @example
+ * ```ts
+ * isKernelArmAdvantage('loo_batch_mean'); // false
+ * isKernelArmAdvantage('oracle_cell_kernel'); // true
+ * ```
  */
 export function isKernelArmAdvantage(advantage: string): boolean {
   return isStudyKernelName(advantage) || advantage.startsWith(KERNEL_NAME_PREFIX) || isKernelAdvantage(advantage);
@@ -82,6 +110,11 @@ export function isKernelArmAdvantage(advantage: string): boolean {
  * Whether the run measures its kernel arms (the `kernel_arms` phase and summary.json's `kernel_arms`): the spec has a
  * `tuning` section or an arm that is a kernel file, the tuned kernel, the oracle or `length_bucket_loo`. The published
  * two-arm study and the ablation have none of these, so their artifacts do not change.
+ *
+ * @example
+ * ```ts
+ * measuresKernelArms(spec.raw, spec.arms); // true for specs/arith-kernels.json, false for specs/arith-ablation.json
+ * ```
  */
 export function measuresKernelArms(raw: Readonly<Record<string, unknown>>, arms: readonly { readonly advantage: string }[]): boolean {
   if (raw.tuning !== undefined) return true;

@@ -28,7 +28,15 @@ export interface StartKernels {
   readonly identity: Record<string, RunKernelRecord> | undefined;
 }
 
-/** The oracle's text (when an arm is the oracle) and the hashes of every kernel file and the oracle, by advantage. */
+/**
+ * The oracle's text (when an arm is the oracle) and the hashes of every kernel file and the oracle, by advantage.
+ *
+ * @throws {RlAdvantagesError} `bad_kernel` for a kernel file that cannot be read (armKernels names the arm first).
+ * @example
+ * ```ts
+ * startKernels(spec, path.dirname(specFile), data.train).identity; // { oracle_cell_kernel: { file, sha256 } }
+ * ```
+ */
 export function startKernels(spec: StudySpec, specDir: string, train: readonly Gsm8kItem[]): StartKernels {
   const identity: Record<string, RunKernelRecord> = {};
   for (const arm of spec.arms) {
@@ -56,6 +64,12 @@ function changed(spec: StudySpec, shown: string, advantage: string, file: string
 /**
  * Before a resumed run claims its folder: refuses it when run.json records another sha256 for any kernel file or the
  * oracle than the ones given now (nothing is written).
+ *
+ * @throws {RlAdvantagesError} `kernel_changed` (exit 2) naming the arm, its advantage and the file.
+ * @example
+ * ```ts
+ * refuseChangedKernels(dir, options.dir, spec, startKernels(spec, specDir, train));
+ * ```
  */
 export function refuseChangedKernels(dir: string, shown: string, spec: StudySpec, now: StartKernels): void {
   const runFile = path.join(dir, 'run.json');
@@ -73,7 +87,14 @@ export function refuseChangedKernels(dir: string, shown: string, spec: StudySpec
   }
 }
 
-/** After the folder is claimed: writes the oracle kernel (once), and returns it loaded. */
+/**
+ * After the folder is claimed: writes the oracle kernel (once), and returns it loaded.
+ *
+ * @example
+ * ```ts
+ * kernels.oracle_cell_kernel = writeOracleKernel(dir, start.oracleText);
+ * ```
+ */
 export function writeOracleKernel(dir: string, text: string): LoadedKernel {
   const file = path.join(dir, ORACLE_KERNEL_FILE);
   if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileAtomic(file, text);
@@ -83,6 +104,12 @@ export function writeOracleKernel(dir: string, text: string): LoadedKernel {
 /**
  * Freezes the tuned kernel (RUN/kernel.json) before the pilot: records its sha256 in run.json's `tuned_kernel`, or,
  * when run.json has one (a resume), refuses a kernel.json whose bytes differ. Returns the kernel loaded.
+ *
+ * @throws {RlAdvantagesError} `kernel_changed` (exit 2) naming the arm and kernel.json.
+ * @example
+ * ```ts
+ * kernels.tuned_kernel = freezeTunedKernel(dir, 'kernel.json', spec);
+ * ```
  */
 export function freezeTunedKernel(dir: string, kernelFile: string, spec: StudySpec): LoadedKernel {
   const text = readFileSync(path.join(dir, kernelFile), 'utf8');

@@ -24,6 +24,10 @@ export interface KernelArmPoint {
  * each seed as a hollow point (at the arm's ratio), coloured by arm; dashed rules at ratio 1 and gain 0.
  *
  * @param points - the kernel arms that have both figures (at least one).
+ * @example
+ * ```ts
+ * await renderChartSvg(kernelArmsChartSpec(points), 'B_eff ratio against the gain over the batch-mean arm, per kernel arm');
+ * ```
  */
 export function kernelArmsChartSpec(points: readonly KernelArmPoint[]): VegaLiteSpec {
   const [xlo, xhi] = paddedDomain([1, ...points.flatMap((p) => [p.ratio, p.ratioLower, p.ratioUpper])], 0.12, 0.02);
