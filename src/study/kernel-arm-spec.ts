@@ -2,6 +2,7 @@
 // own tuning phase selects, which needs the spec's `tuning` section) and `oracle_cell_kernel` (the arith world's true
 // difficulty cells, docs/method.md section 2.4.1), the spec's `tuning` section, and which arms are kernel arms.
 // Kept apart from spec.ts, which calls collectKernelArmProblems once the arms are read.
+import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { isObject, type Problems } from '../internal/spec-problems.js';
 import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
@@ -76,6 +77,27 @@ export function collectKernelArmProblems(p: Problems, spec: Readonly<Record<stri
       p.add(`arms[${i}].advantage`, `"${ORACLE_CELL_KERNEL}" needs a world with difficulty cells (dataset.name "arith"); ${world} has none`);
     }
   });
+}
+
+/**
+ * Refuses the study kernels on a backend that cannot train them: `tuned_kernel` and `oracle_cell_kernel` are files in
+ * the run folder, which the TRL drivers and the sim read; the Tinker drivers do not.
+ *
+ * @throws {RlAdvantagesError} `invalid_spec` naming `arms[i].advantage`.
+ * @example
+ * ```ts
+ * refuseStudyKernelsOn('tinker', spec.arms); // throws for a tuned_kernel arm
+ * ```
+ */
+export function refuseStudyKernelsOn(backend: string, arms: readonly { readonly advantage: string }[]): void {
+  if (backend === 'trl' || backend === 'sim') return;
+  const i = arms.findIndex((a) => isStudyKernelName(a.advantage));
+  if (i >= 0) {
+    throw new RlAdvantagesError(`spec field "arms[${i}].advantage": ${arms[i]?.advantage ?? ''} runs on the trl and sim backends only, not --backend ${backend}`, {
+      code: 'invalid_spec',
+      field: `arms[${i}].advantage`,
+    });
+  }
 }
 
 /**

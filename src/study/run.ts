@@ -22,7 +22,7 @@ import { armKernels } from './arm-kernels.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
 import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, runTuning, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
 import { refuseChangedKernels, startKernels, writeOracleKernel } from './run-kernels.js';
-import { ORACLE_CELL_KERNEL } from './kernel-arm-spec.js';
+import { ORACLE_CELL_KERNEL, refuseStudyKernelsOn } from './kernel-arm-spec.js';
 import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
 import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
@@ -126,6 +126,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   await loadSpecModules(options.specPath);
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
+  refuseStudyKernelsOn(options.backend.name, spec.arms);
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options, spec);
   // Mutable: the oracle kernel joins once written into the folder, the tuned kernel once the tuning phase froze it.

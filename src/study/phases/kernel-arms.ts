@@ -64,4 +64,8 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
 }
 
 /** The kernel-arm phase: calibration/kernel-arms.json; it runs for a spec with kernel arms (measuresKernelArms). */
-export const kernelArmsPhase: StudyPhaseStep = { name: 'kernel_arms', run, enabled: (ctx) => measuresKernelArms(ctx.spec.raw, ctx.spec.arms) };
+export const kernelArmsPhase: StudyPhaseStep = {
+  name: 'kernel_arms',
+  run,
+  enabled: (ctx) => measuresKernelArms(ctx.spec.raw, ctx.spec.arms) && ctx.spec.arms.some((a) => isKernelArmAdvantage(a.advantage)),
+};
