@@ -6,7 +6,7 @@ import { RlAdvantagesError } from '../errors.js';
 import { describe } from '../internal/validate.js';
 import { isObject, type Problems } from '../internal/spec-problems.js';
 import { KERNEL_NAME_PREFIX } from '../kernels/resolve.js';
-import { isKernelAdvantage } from './gate-metrics.js';
+import { parseName } from '../estimators/spec.js';
 
 /** The advantage of an arm trained with the kernel the run's tuning phase selects (kernel.json, frozen before the pilot). */
 export const TUNED_KERNEL = 'tuned_kernel';
@@ -125,7 +125,13 @@ export function specTuning(raw: Readonly<Record<string, unknown>>): SpecTuning |
  * ```
  */
 export function isKernelArmAdvantage(advantage: string): boolean {
-  return isStudyKernelName(advantage) || advantage.startsWith(KERNEL_NAME_PREFIX) || isKernelAdvantage(advantage);
+  if (isStudyKernelName(advantage) || advantage.startsWith(KERNEL_NAME_PREFIX)) return true;
+  // A kernel estimator, as gate-metrics.ts's isKernelAdvantage says (not imported: spec.ts imports this module).
+  try {
+    return parseName(advantage).descriptor.family === 'kernel';
+  } catch {
+    return false;
+  }
 }
 
 /**
