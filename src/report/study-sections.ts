@@ -16,6 +16,7 @@ import { learningInputs } from './learning-inputs.js';
 import { lrSection } from './lr-section.js';
 import { learningSection, seedDecisionSection } from './seed-sections.js';
 import { answerSection, comparisonsSection } from './comparison-sections.js';
+import { kernelArmsSection } from './kernel-arm-sections.js';
 import type { LedgerLine } from '../study/executor/ledger.js';
 import { jobsSection } from './jobs-section.js';
 import { calibrationFigure, decisionFigure, evalFigure, gateFigure, kernelFigure, rewardFigure } from './sections.js';
@@ -78,8 +79,9 @@ function phases(s: StudySummary): ReportSection {
   const rows: string[][] = [];
   for (const name of STUDY_PHASES) {
     const p = s.phases[name];
-    // An optional phase the run does not have (tuning without --tune-kernel) is not listed.
-    if (p === undefined && OPTIONAL_PHASES.includes(name) && s.options.tuning_tasks === undefined) continue;
+    // An optional phase the run does not have (tuning without --tune-kernel, kernel_arms without kernel arms) is not listed.
+    const has = name === 'tuning' ? s.options.tuning_tasks !== undefined : name === 'kernel_arms' ? s.kernel_arms !== undefined : true;
+    if (p === undefined && OPTIONAL_PHASES.includes(name) && !has) continue;
     rows.push(p ? [name, p.status, p.wall_seconds.toFixed(3), p.result] : [name, 'not reached', '', '']);
   }
   return {
@@ -143,6 +145,7 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
     },
   ];
   const k = t.kernel;
+  const tunedArms = (s.kernel_arms?.arms ?? []).filter((a) => a.advantage === 'tuned_kernel').map((a) => a.arm);
   if (k !== null) {
     const ci = k.held_out.ratio_ci95 ? ` [${num(k.held_out.ratio_ci95[0])}, ${num(k.held_out.ratio_ci95[1])}] (${k.held_out.interval_method ?? '?'})` : '';
     blocks.push(
@@ -154,7 +157,10 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
       },
       {
         kind: 'text',
-        text: "This run's arms are unchanged. To adopt the kernel: `rl-adv study revise --spec SPEC --kernel " + k.file + ' --out SPEC.v2.json`, then a new run of the revised spec.',
+        text:
+          tunedArms.length > 0
+            ? `The kernel of arm ${tunedArms.join(', ')} (\`tuned_kernel\`): frozen before the pilot, its sha256 recorded in run.json.`
+            : "This run's arms are unchanged. To adopt the kernel: `rl-adv study revise --spec SPEC --kernel " + k.file + ' --out SPEC.v2.json`, then a new run of the revised spec.',
       },
       ...chart(charts, async () => (charts?.kernelFamilies?.length ? kernelFigure(charts.kernelFamilies, gateBar(s)) : null)),
     );
@@ -163,7 +169,7 @@ function tuning(s: StudySummary, charts: ChartInputs | undefined): ReportSection
       blocks.push({ kind: 'table', header: ['family', 'tuning ratio', 'held-out ratio'], rows, align: ['l', 'r', 'r'] });
     }
   }
-  return { id: 'tuning', heading: 'Tuning (not adopted by this run)', blocks };
+  return { id: 'tuning', heading: tunedArms.length > 0 ? `Tuning (the kernel of ${tunedArms.join(', ')})` : 'Tuning (not adopted by this run)', blocks };
 }
 
 function pilot(s: StudySummary, charts: ChartInputs | undefined): ReportSection | null {
@@ -311,6 +317,7 @@ export function studySections(s: StudySummary, charts?: ChartInputs, jobs?: read
     evaluation(s, charts),
     decision(s, charts),
     comparisonsSection(s, charts !== undefined),
+    kernelArmsSection(s.kernel_arms, charts !== undefined),
     designPowerSection(s, charts),
     jobsSection(jobs, charts !== undefined),
   ];

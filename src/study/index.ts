@@ -63,7 +63,11 @@ export {
   type LearningSummary,
   type ArtifactManifest,
   type ArtifactRecord,
+  type KernelArmsSummary,
+  type KernelArmSummary,
 } from './summary.js';
+export { TUNED_KERNEL, ORACLE_CELL_KERNEL, type SpecTuning } from './kernel-arm-spec.js';
+export { oracleKernelJson, arithCell, ORACLE_KERNEL_FILE, ORACLE_TEMPERATURE } from './oracle-kernel.js';
 export { runJobs, JobScheduler, DEFAULT_JOB_RETRIES, type StudyJob, type JobSchedulerOptions, type JobEvent } from './jobs.js';
 export { createExecutor, setRayFactory, EXECUTOR_NAMES, LocalExecutor, type RayFactory, type ExecutorName, type ExecutorOptions, type LocalExecutorOptions } from './executor/index.js';
 export { readLedger, LEDGER_FILE, type LedgerLine, type AttemptOutcome } from './executor/ledger.js';

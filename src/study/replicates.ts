@@ -5,7 +5,8 @@
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import type { StudyBackend, StudyContext } from './backends/types.js';
 import type { StudySpec } from './spec.js';
-import { studyOrder } from './task-sets.js';
+import { studyOrder, tuningTaskRows } from './task-sets.js';
+import { specTuning } from './kernel-arm-spec.js';
 import { CALIBRATION_TASKS } from './summary.js';
 import { pathUnder } from '../internal/path-parts.js';
 
@@ -30,7 +31,9 @@ export function seedRoot(dir: string, seed: number | null): string {
 /**
  * The data order of seed `seed`: the backend's shuffle of the train tasks with that seed, without the study's
  * calibration set (the last CALIBRATION_TASKS of the study's own order), so no seed's arms train on the gate's tasks,
- * and without the `lr_selection` split when the spec has one (`ctx.heldOut`).
+ * and, when the spec fixes a tuning phase (its `tuning` section), without the tuning tasks either, so no seed's arms
+ * train on the tasks whose rewards the tuned kernel saw.
+ * It is also without the `lr_selection` split when the spec has one (`ctx.heldOut`).
  *
  * @example
  * ```ts
@@ -38,10 +41,12 @@ export function seedRoot(dir: string, seed: number | null): string {
  * ```
  */
 export function seedOrder(ctx: StudyContext, backend: StudyBackend['name'], seed: number): Int32Array {
-  const calibration = new Set(ctx.order.slice(-CALIBRATION_TASKS));
+  const excluded = new Set(ctx.order.slice(-CALIBRATION_TASKS));
+  const tuning = specTuning(ctx.spec.raw);
+  if (tuning !== undefined) for (const q of tuningTaskRows(ctx.spec, ctx.train, ctx.order, tuning.tasks).rows) excluded.add(q);
   // A spec with lr_selection: its held-out split is no seed's training task either (lr-split.ts).
-  for (const q of ctx.heldOut ?? []) calibration.add(q);
-  return Int32Array.from(Array.from(studyOrder(backend, ctx.train.length, seed)).filter((q) => !calibration.has(q)));
+  for (const q of ctx.heldOut ?? []) excluded.add(q);
+  return Int32Array.from(Array.from(studyOrder(backend, ctx.train.length, seed)).filter((q) => !excluded.has(q)));
 }
 
 /**

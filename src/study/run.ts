@@ -26,10 +26,12 @@ import { withRemedy } from '../internal/durable-write.js';
 import { replicateSeeds } from './replicates.js';
 import { armKernels } from './arm-kernels.js';
 import type { LoadedKernel } from '../kernels/kernel-file.js';
-import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
+import { checkOptions, initialSummary, loadSpecModules, readSpec, runIdentity, runTuning, sharedArmSeed, studyArms, type RunIdentity } from './setup.js';
+import { refuseChangedKernels, startKernels, writeOracleKernel, type StartKernels } from './run-kernels.js';
+import { ORACLE_CELL_KERNEL, refuseStudyKernelsOn } from './kernel-arm-spec.js';
 import { studyOrder } from './task-sets.js';
 import type { StudyArm, StudySpec } from './spec.js';
-import { CALIBRATION_TASKS, STUDY_PHASES, TUNING_TASKS, type StudySummary } from './summary.js';
+import { CALIBRATION_TASKS, STUDY_PHASES, type StudySummary } from './summary.js';
 import { lrGridIdentity, runHeldOut } from './lr-split.js';
 import { usage } from './usage.js';
 
@@ -45,8 +47,13 @@ export interface RunInputs {
   readonly data: StudyQuestions;
   readonly identity: RunIdentity;
   readonly summary: StudySummary;
-  /** The arms' kernel files (`kernel:PATH`), loaded before the folder is touched. */
-  readonly kernels: Readonly<Record<string, LoadedKernel>>;
+  /**
+   * The arms' kernel files (`kernel:PATH`), loaded before the folder is touched. Mutable: the oracle kernel joins once written into the folder, the tuned kernel once
+   * the tuning phase froze it.
+   */
+  readonly kernels: Record<string, LoadedKernel>;
+  /** The kernel arms' files and hashes known before the folder is touched (run-kernels.ts). */
+  readonly start: StartKernels;
   /** The `lr_selection` split's train rows (lr-split.ts), when the spec has one. */
   readonly heldOut?: readonly number[];
 }
@@ -140,8 +147,10 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     const summary = initialSummary(options, inputs.spec, inputs.specPath, inputs.identity, inputs.data);
     await scheduler.prepare(studyJobGraph(phaseContext({ ...inputs, summary })).map((job) => job.plan));
   }
+  if (options.resume === true) refuseChangedKernels(inputs.dir, options.dir, inputs.spec, inputs.start);
   const lock = claimRunDir(inputs.dir, inputs.identity, options.resume === true, options.dir);
   try {
+    if (inputs.start.oracleText !== undefined) inputs.kernels[ORACLE_CELL_KERNEL] = writeOracleKernel(inputs.dir, inputs.start.oracleText);
     return await runPhases(inputs, scheduler);
   } catch (error) {
     // A full or failing disk: the run resumes where it stopped once space is back.
@@ -163,22 +172,30 @@ export async function studyInputs(options: StudyOptions): Promise<Omit<RunInputs
   await loadSpecModules(options.specPath);
   const { specText, spec } = readSpec(options.specPath);
   const arms = studyArms(spec);
+  refuseStudyKernelsOn(options.backend.name, spec.arms);
   const dataSeed = sharedArmSeed(spec);
   const data = loadStudyQuestions(options, spec);
-  const kernels = armKernels(spec, path.dirname(path.resolve(options.specPath)));
+  // Mutable: the oracle kernel joins once written into the folder, the tuned kernel once the tuning phase froze it.
+  const kernels: Record<string, LoadedKernel> = { ...armKernels(spec, path.dirname(path.resolve(options.specPath))) };
+  const start = startKernels(spec, path.dirname(path.resolve(options.specPath)), data.train);
   if (data.train.length < CALIBRATION_TASKS + 2) {
     throw usage(`the GSM8K train split has ${data.train.length} rows; the study needs more than ${CALIBRATION_TASKS + 2}`);
   }
   const dir = path.resolve(options.dir);
   const specPath = path.resolve(options.specPath);
+  const tuning = runTuning(options, spec);
   // An lr_selection split that does not fit the data order's free range is refused here (exit 2).
   const split = runHeldOut(spec, data.train, studyOrder(options.backend.name, data.train.length, dataSeed), {
     backend: options.backend.name,
     ...(options.steps === undefined ? {} : { steps: options.steps }),
-    tuningTasks: options.tuneKernel === true ? (options.tuningTasks ?? TUNING_TASKS) : null,
+    tuningTasks: tuning?.tasks ?? null,
   });
-  const identity: RunIdentity = { ...runIdentity(options, seed, specText, data), ...lrGridIdentity(spec) };
-  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels, ...(split === null ? {} : { heldOut: split.rows }) };
+  const identity: RunIdentity = {
+    ...runIdentity(options, seed, specText, data, tuning),
+    ...(start.identity === undefined ? {} : { kernels: start.identity }),
+    ...lrGridIdentity(spec),
+  };
+  return { options, dir, specPath, spec, arms, dataSeed, data, identity, kernels, start, ...(split === null ? {} : { heldOut: split.rows }) };
 }
 
 /** The phases in order on a claimed folder, then the caller's `finish` (still under the folder's lock). */

@@ -8,6 +8,8 @@ import { VERSION } from '../version.js';
 import type { StudyQuestions } from './load-questions.js';
 import type { StudyOptions } from './options.js';
 import { isKernelAdvantage } from './gate-metrics.js';
+import { specTuning } from './kernel-arm-spec.js';
+import type { RunKernelRecord } from './run-kernels.js';
 import { loadStudySpec, SPEC_FILE_MAX_BYTES, type StudyArm, type StudySpec } from './spec.js';
 import { STUDY_CALIBRATION, TUNING_TASKS, type StudySummary } from './summary.js';
 import { readUserFile, usage } from './usage.js';
@@ -28,6 +30,8 @@ export type RunIdentity = {
   calibration_bootstrap: number;
   /** Present only with the tuning phase, so runs without it keep their identity. */
   tuning?: { tasks: number; batches: number | null };
+  /** The sha256 of every kernel file (`kernel:PATH`) and of the oracle kernel, by advantage; absent without such arms. */
+  kernels?: Record<string, RunKernelRecord>;
   version: string;
   /** Present only for a spec with lr_grid arms (lr-split.ts): the grids and the selection rule a resume must match. */
   lr_grid?: { arms: Record<string, readonly number[]>; selection: unknown };
@@ -42,7 +46,7 @@ export function checkOptions(options: StudyOptions): number {
   }
   for (const [flag, value] of [['--tuning-tasks', options.tuningTasks], ['--tuning-batches', options.tuningBatches]] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw usage(`${flag} must be an integer >= 1, got ${String(value)}`);
-    if (value !== undefined && options.tuneKernel !== true) throw usage(`${flag} applies with --tune-kernel only`);
+    if (value !== undefined && options.tuneKernel !== true) throw usage(`${flag} applies with --tune-kernel only (or fix the tuning phase in the spec's field "tuning")`);
   }
   if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1)) {
     throw usage(`--jobs must be an integer >= 1, got ${String(options.jobs)}`);
@@ -123,8 +127,23 @@ export function sharedArmSeed(spec: StudySpec): number {
   return [...armSeeds][0] as number;
 }
 
+/**
+ * The run's tuning phase: the spec's `tuning` section (the design fixes it; `--tuning-tasks` and `--tuning-batches`
+ * are then refused), else `--tune-kernel` with its flags, else none.
+ */
+export function runTuning(options: StudyOptions, spec: StudySpec): { tasks: number; batches: number | null } | undefined {
+  const fixed = specTuning(spec.raw);
+  if (fixed !== undefined) {
+    for (const [flag, value] of [['--tuning-tasks', options.tuningTasks], ['--tuning-batches', options.tuningBatches]] as const) {
+      if (value !== undefined) throw usage(`${flag}: the spec fixes the tuning phase (its field "tuning"); drop the flag`);
+    }
+    return fixed;
+  }
+  return options.tuneKernel === true ? { tasks: options.tuningTasks ?? TUNING_TASKS, batches: options.tuningBatches ?? null } : undefined;
+}
+
 /** run.json of a run. */
-export function runIdentity(options: StudyOptions, seed: number, specText: string, data: StudyQuestions): RunIdentity {
+export function runIdentity(options: StudyOptions, seed: number, specText: string, data: StudyQuestions, tuning?: RunIdentity['tuning']): RunIdentity {
   return {
     format: 'rl-adv/study-run',
     spec_sha256: createHash('sha256').update(specText).digest('hex'),
@@ -137,7 +156,7 @@ export function runIdentity(options: StudyOptions, seed: number, specText: strin
     eval_limit: options.evalLimit ?? null,
     calibration_batches: options.calibrationBatches ?? STUDY_CALIBRATION.batches,
     calibration_bootstrap: options.calibrationBootstrap ?? STUDY_CALIBRATION.bootstrap,
-    ...(options.tuneKernel === true ? { tuning: { tasks: options.tuningTasks ?? TUNING_TASKS, batches: options.tuningBatches ?? null } } : {}),
+    ...(tuning !== undefined ? { tuning } : options.tuneKernel === true ? { tuning: { tasks: options.tuningTasks ?? TUNING_TASKS, batches: options.tuningBatches ?? null } } : {}),
     version: VERSION,
   };
 }

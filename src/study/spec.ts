@@ -8,6 +8,7 @@ import { describe } from '../internal/validate.js';
 
 import { collectDecisionRule, type DecisionRule } from '../stats/decision-rule.js';
 import { collectComparisons, type StudyComparison } from './comparisons.js';
+import { collectKernelArmProblems, isStudyKernelName } from './kernel-arm-spec.js';
 import { collectLrGrid } from './lr-grid.js';
 import { finiteNumber, isObject, key, nonEmptyString, optionalInteger, pathPartName, Problems, StudySpecError } from '../internal/spec-problems.js';
 
@@ -128,6 +129,8 @@ function collectActivationGate(p: Problems, path: string, value: unknown): Activ
 
 /** An estimator name createEstimator accepts (docs/method.md section 2), or `kernel:PATH` (a kernel file), or the reason it is refused. */
 function advantageNameProblem(name: string): string | undefined {
+  // `tuned_kernel` and `oracle_cell_kernel`: the run's own kernels (kernel-arm-spec.ts).
+  if (isStudyKernelName(name)) return undefined;
   if (name.startsWith(KERNEL_NAME_PREFIX)) {
     return name.slice(KERNEL_NAME_PREFIX.length).trim() === '' ? `"${name}" names no kernel file: write kernel:PATH, PATH relative to the spec file` : undefined;
   }
@@ -310,6 +313,7 @@ export function loadStudySpec(json: unknown): StudySpec {
   collectEstimatorModules(p, value.estimator_modules);
   collectCurve(p, value.eval);
   collectLrGrid(p, value);
+  if (arms !== undefined) collectKernelArmProblems(p, value, arms);
   p.throwIfAny();
   return {
     decisionRule: decisionRule as DecisionRule,

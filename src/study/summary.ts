@@ -12,11 +12,14 @@ import type { StudyQuestionSet } from './sim/questions.js';
 import type { ComparisonJson, MultiplicityJson } from './decide-comparisons.js';
 import type { LrSelectionSummary } from './lr-grid.js';
 
-/** The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`); every other phase always runs. */
-export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
+/**
+ * The phases, in order of work. `tuning` is optional (`rl-adv study --tune-kernel`, or the spec's `tuning`);
+ * `kernel_arms` runs for a spec with kernel arms (docs/study.md, "Kernel arms"); every other phase always runs.
+ */
+export const STUDY_PHASES = ['preflight', 'calibration', 'tuning', 'kernel_arms', 'pilot', 'gate', 'arms', 'eval', 'decision'] as const;
 export type StudyPhase = (typeof STUDY_PHASES)[number];
 /** The phases that run only when asked for. */
-export const OPTIONAL_PHASES: readonly StudyPhase[] = ['tuning'];
+export const OPTIONAL_PHASES: readonly StudyPhase[] = ['tuning', 'kernel_arms'];
 
 /** Tuning phase: how many train tasks get one rollout each by default (`--tuning-tasks`). */
 export const TUNING_TASKS = 1000;
@@ -69,8 +72,10 @@ export interface StudySummary {
   phases: Partial<Record<StudyPhase, PhaseRecord>>;
   preflight?: { passed: boolean; checks: readonly (PreflightCheck | { id: string; passed: boolean; detail: string })[] };
   calibration: CalibrationSummary | null;
-  /** The tuning phase's rows and the kernel tuned on them (`--tune-kernel`); never adopted by this run. */
+  /** The tuning phase's rows and the kernel tuned on them (`--tune-kernel`, or the spec's `tuning`). */
   tuning?: TuningSummary;
+  /** Each kernel arm's B_eff ratio on the calibration set beside its gain over the batch-mean arm (docs/study.md, "Kernel arms"). */
+  kernel_arms?: KernelArmsSummary;
   pilot?: { arms: Record<string, { reward_per_step: number[] }>; eval: Record<string, { accuracy: number; n: number }> };
   gate: GateJson | null;
   gate_metrics?: GateMetrics;
@@ -234,3 +239,39 @@ export interface ArtifactRecord {
 
 /** summary.json's `artifacts`, in the phases' order, then by path. */
 export type ArtifactManifest = Record<string, ArtifactRecord>;
+
+/** One kernel arm in summary.json's `kernel_arms`. */
+export interface KernelArmSummary {
+  arm: string;
+  advantage: string;
+  /** sha256 of the arm's kernel file (a kernel file, the tuned kernel, the oracle), from run.json; null for a named estimator. */
+  kernel_sha256: string | null;
+  /** B_eff ratio against the LOO batch mean on the calibration set, and its 95% interval (null without one). */
+  beff_ratio: number;
+  beff_ratio_ci95: readonly [number, number] | null;
+  /**
+   * The arm's mean accuracy minus the batch-mean arm's: the comparison of the two (its estimate, interval at its
+   * level, verdict) and each seed's difference; null before the decision or without that comparison.
+   */
+  gain: {
+    comparison: string;
+    estimate: number;
+    interval: readonly [number, number];
+    level: number;
+    verdict: string;
+    per_seed: { seed: number; gain: number }[];
+  } | null;
+}
+
+/** summary.json's `kernel_arms`: the calibration the ratios come from, the batch-mean arm, and each kernel arm. */
+export interface KernelArmsSummary {
+  /** calibration/kernel-arms.json in the run folder. */
+  file: string;
+  reference: string;
+  /** The arm whose advantage is `loo_batch_mean` (the gains' reference), or null when the spec has none. */
+  reference_arm: string | null;
+  batch_size: number;
+  batches: number;
+  interval_method: string;
+  arms: KernelArmSummary[];
+}

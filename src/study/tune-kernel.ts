@@ -51,7 +51,7 @@ export function tuneStudyKernel(
     const result = tuneKernel(rows, {
       batchSize: ctx.settings.batchSize,
       seed: `rl-adv-study/${ctx.study.seed}/tuning`,
-      ...(ctx.options.tuningBatches !== undefined ? { batches: ctx.options.tuningBatches } : {}),
+      ...(typeof ctx.summary.options.tuning_batches === 'number' ? { batches: ctx.summary.options.tuning_batches } : {}),
       corpus: ctx.study.train.map((t) => t.question),
       inputs: [{ role: 'input', path: path.basename(input.file), sha256: input.sha256, rows: rows.length }],
       onProgress: (_stage, done, total) => ctx.study.progress(done, total),

@@ -27,7 +27,7 @@ import sys
 from typing import Any
 
 from .requirements import missing_requirements
-from .settings import DriverError, Settings, deterministic, load_settings, read_items, write_json, write_jsonl
+from .settings import DriverError, Settings, deterministic, load_settings, read_items, with_run_kernels, write_json, write_jsonl
 
 PROG = "python -m rl_advantages.study"
 
@@ -90,7 +90,7 @@ def make_trainer_factory(settings: Settings, source: str, server: Any, run_dir: 
         if stock:
             trainer = trl.GRPOTrainer(**common)
         else:
-            trainer = GRPOTrainer(**common, advantage_estimator=arm.advantage, advantage_server=server, advantage_prompt_text=question_text)
+            trainer = GRPOTrainer(**common, advantage_estimator=arm.server_name, advantage_server=server, advantage_prompt_text=question_text)
         trainer._preflight_rewards = kept
         return trainer
 
@@ -237,7 +237,7 @@ COMMANDS = {"probe": cmd_probe, "preflight": cmd_preflight, "sample": cmd_sample
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](load_settings(args.spec), args)
+        return COMMANDS[args.command](with_run_kernels(load_settings(args.spec), args.spec, args.run_dir), args)
     except DriverError as error:
         print(f"{PROG} {args.command}: {error}", file=sys.stderr)
         return error.exit_code

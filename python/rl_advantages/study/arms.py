@@ -119,7 +119,8 @@ class StepLog:
             {
                 "arm": self.arm.name,
                 "step": step,
-                "estimator": result.estimator,
+                # a kernel arm's file (arm.estimator, an absolute path) is logged under the spec's name
+                "estimator": self.arm.advantage if self.arm.estimator else result.estimator,
                 "rollouts": n,
                 "group_size": self.arm.group_size,
                 "groups": n // self.arm.group_size,
@@ -232,7 +233,7 @@ def train_arm(
         train_dataset=data,
         processing_class=tok,
         peft_config=lora_config(settings),
-        advantage_estimator=arm.advantage,
+        advantage_estimator=arm.server_name,
         advantage_server=server,
         advantage_prompt_text=question_text,
     )

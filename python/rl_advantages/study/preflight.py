@@ -150,17 +150,17 @@ def run_preflight(settings: Settings, source: str, tasks: Sequence[Item], corpus
     checks["lora_init_identical_across_arms"] = {"passed": lora_digest(kernel.trainer.model) == lora_digest(hooked.trainer.model)}
     rewards = [float(r) for r in kernel.trainer._preflight_rewards]
     prompts = [t.question for t in tasks[:GS1_TASKS] for _ in range(gs1.group_size)]
-    if gs1.advantage.startswith("kernel:"):
+    if gs1.server_name.startswith("kernel:"):
         from .. import compute_advantages
 
-        separate = compute_advantages(gs1.advantage, rewards, prompts=prompts, server=server)
+        separate = compute_advantages(gs1.server_name, rewards, prompts=prompts, server=server)
         ref_b, source_name = separate.baselines.tolist(), "rl-adv serve, a separate request (kernel file: no independent Python reference)"
     else:
         ref_b, source_name = kernel_reference(corpus, prompts, rewards, temperature_of(gs1.advantage))
     ref_a = [r - b for r, b in zip(rewards, ref_b)]
     from .. import compute_advantages
 
-    served = compute_advantages(gs1.advantage, rewards, prompts=prompts, server=server)
+    served = compute_advantages(gs1.server_name, rewards, prompts=prompts, server=server)
     lt = tol["reference_loss"]
     checks["reference_baseline_b"] = compare(served.baselines.tolist(), ref_b, lt["atol"], lt["rtol"])
     checks["reference_advantages"] = compare(kernel.advantages, ref_a, max(lt["atol"], 1e-6), lt["rtol"])

@@ -33,6 +33,11 @@ class DriverError(Exception):
         self.exit_code = exit_code
 
 
+#: The study-level kernel names of an arm's ``advantage`` and their files in the run folder (docs/study.md, "Kernel
+#: arms"): the kernel the run's tuning phase froze, and the arith world's oracle kernel on its difficulty cells.
+RUN_KERNEL_FILES = {"tuned_kernel": "kernel.json", "oracle_cell_kernel": "oracle-kernel.json"}
+
+
 @dataclass(frozen=True)
 class Arm:
     name: str
@@ -41,6 +46,31 @@ class Arm:
     groups_per_batch: int
     lr: float
     seed: int
+    #: The name the server computes with when it differs from ``advantage`` (:func:`with_run_kernels`): ``kernel:``
+    #: and the absolute path of the arm's kernel file; empty otherwise.
+    estimator: str = ""
+
+    @property
+    def server_name(self) -> str:
+        """The estimator name sent to the server."""
+        return self.estimator or self.advantage
+
+
+def with_run_kernels(settings: "Settings", spec_path: str, run_dir: str) -> "Settings":
+    """The settings with each kernel arm's file made absolute for the server (whose working folder is not the
+    spec's): ``kernel:PATH`` relative to the spec file, ``tuned_kernel`` and ``oracle_cell_kernel`` the run folder's
+    kernel.json and oracle-kernel.json (written by the study before the pilot)."""
+    import dataclasses
+
+    def resolved(arm: Arm) -> Arm:
+        if arm.advantage in RUN_KERNEL_FILES:
+            return dataclasses.replace(arm, estimator="kernel:" + os.path.abspath(os.path.join(run_dir, RUN_KERNEL_FILES[arm.advantage])))
+        if arm.advantage.startswith("kernel:") and not os.path.isabs(arm.advantage[len("kernel:") :]):
+            path = os.path.join(os.path.dirname(os.path.abspath(spec_path)), arm.advantage[len("kernel:") :])
+            return dataclasses.replace(arm, estimator="kernel:" + os.path.normpath(path))
+        return arm
+
+    return dataclasses.replace(settings, arms=tuple(resolved(a) for a in settings.arms))
 
 
 #: The spec's ``dtype`` values: the weights' dtype and TRL's mixed precision (``bf16`` / ``fp16``) on a GPU.

@@ -15,6 +15,7 @@ import { replicateSeeds } from '../replicates.js';
 import { comparisonRule } from '../comparisons.js';
 import { decideComparisons, type ArmSeedRows } from '../decide-comparisons.js';
 import { pathUnder } from '../../internal/path-parts.js';
+import { addKernelArmGains } from '../kernel-arm-gains.js';
 
 function planJson(p: DecisionPlan): NonNullable<StudySummary['plan']> {
   return {
@@ -75,6 +76,7 @@ function runComparisons(ctx: PhaseContext, replicated: boolean, rowsOf: Readonly
   const { comparisons, multiplicity } = decideComparisons(spec, seeds, rowsOf as ArmSeedRows);
   summary.comparisons = comparisons;
   summary.multiplicity = multiplicity;
+  if (summary.kernel_arms !== undefined) addKernelArmGains(summary.kernel_arms, comparisons);
   // What each comparison's design could conclude, at its Bonferroni level (a lower bound for Holm): one seed's paired
   // design and, with several seeds, the seed-level design over every seed's pairs. design_power and
   // seed_design_power keep the first's, as before.

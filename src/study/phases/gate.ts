@@ -4,14 +4,14 @@ import path from 'node:path';
 import { calibrateBeff, groupCalibrationRows, type CalibrationRow } from '../../calibration/beff.js';
 import { readJsonl, readRunBytes, writeJsonAtomic } from '../backends/files.js';
 import { evaluateGate, gateJson, type GateResult } from '../gate.js';
-import { gateMetrics, parseAdvantageLog, type AdvantageLogRow } from '../gate-metrics.js';
+import { gateMetrics, isKernelAdvantage, parseAdvantageLog, type AdvantageLogRow } from '../gate-metrics.js';
 import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { formatFigure } from '../../internal/figures.js';
 import { pathUnder } from '../../internal/path-parts.js';
 
-function pilotLogs(ctx: PhaseContext): Record<string, AdvantageLogRow[]> {
+function pilotLogs(ctx: PhaseContext, arms: PhaseContext['spec']['arms']): Record<string, AdvantageLogRow[]> {
   const logs: Record<string, AdvantageLogRow[]> = {};
-  for (const arm of ctx.spec.arms) {
+  for (const arm of arms) {
     const file = pathUnder(ctx.dir, 'pilot', arm.name, 'advantages.jsonl');
     logs[arm.name] = parseAdvantageLog(readRunBytes(file).toString('utf8'), file);
   }
@@ -46,7 +46,9 @@ function scoreFallback(ctx: PhaseContext, result: GateResult): string {
 }
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const metrics = gateMetrics({ calibration: ctx.state.calibration, pilotLogs: pilotLogs(ctx), arms: ctx.spec.arms });
+  // The gate is about the treatment (the first kernel arm): other kernel arms (kernel arms, docs/study.md) are left out.
+  const arms = ctx.spec.arms.filter((a) => a === ctx.treatment || !isKernelAdvantage(a.advantage));
+  const metrics = gateMetrics({ calibration: ctx.state.calibration, pilotLogs: pilotLogs(ctx, arms), arms });
   const result = evaluateGate(ctx.spec.activationGate, metrics);
   ctx.summary.gate_metrics = metrics;
   ctx.summary.gate = gateJson(result);

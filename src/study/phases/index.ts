@@ -8,6 +8,7 @@ import type { StudyPhaseStep } from './context.js';
 import { decisionPhase } from './decision.js';
 import { evalPhase } from './eval.js';
 import { gatePhase } from './gate.js';
+import { kernelArmsPhase } from './kernel-arms.js';
 import { pilotPhase } from './pilot.js';
 import { preflightPhase } from './preflight.js';
 import { tuningPhase } from './tuning.js';
@@ -17,6 +18,7 @@ export const PHASE_STEPS: Readonly<Record<StudyPhase, StudyPhaseStep>> = {
   preflight: preflightPhase,
   calibration: calibrationPhase,
   tuning: tuningPhase,
+  kernel_arms: kernelArmsPhase,
   pilot: pilotPhase,
   gate: gatePhase,
   arms: armsPhase,

@@ -1,7 +1,9 @@
 // The optional tuning phase (`rl-adv study --tune-kernel`; docs/study.md, "The tuning phase"): the starting
 // policy's rollouts, one per task, on train tasks neither arm reaches nor the gate uses (tuning.jsonl, the
 // calibrate row format), and a kernel tuned on them by tune-kernel (kernel.json). It never changes this run's arms:
-// a kernel is adopted only through `rl-adv study revise`, a recorded revised spec, before any training.
+// a kernel is adopted only through `rl-adv study revise`, a recorded revised spec, before any training, or by an arm
+// the spec itself declares `tuned_kernel` (with its `tuning` section): the kernel is then frozen here, its sha256 in
+// run.json, before the pilot (docs/study.md, "Kernel arms").
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CalibrationRow } from '../../calibration/beff.js';
@@ -13,6 +15,9 @@ import type { PhaseContext, PhaseResult, StudyPhaseStep } from './context.js';
 import { tuningJob } from './job-graph.js';
 import { sha256File } from '../../internal/sha256.js';
 import { formatFigure } from '../../internal/figures.js';
+import type { LoadedKernel } from '../../kernels/kernel-file.js';
+import { TUNED_KERNEL } from '../kernel-arm-spec.js';
+import { freezeTunedKernel } from '../run-kernels.js';
 
 /** The rows' file and the kernel's, in the run folder. */
 export const TUNING_FILE = 'tuning.jsonl';
@@ -41,7 +46,7 @@ function kernelLine(k: TuningKernelSummary): string {
 }
 
 async function run(ctx: PhaseContext): Promise<PhaseResult> {
-  const count = ctx.options.tuningTasks ?? TUNING_TASKS;
+  const count = ctx.summary.options.tuning_tasks ?? TUNING_TASKS;
   const { rows, first, end } = await tuningRows(ctx, count);
   const file = path.join(ctx.dir, TUNING_FILE);
   const tuning: TuningSummary = {
@@ -58,8 +63,23 @@ async function run(ctx: PhaseContext): Promise<PhaseResult> {
   ctx.save();
   ctx.events.label(`tuning: tune-kernel on ${rows.length} rows`);
   tuning.kernel = await tuneStudyKernel(ctx, rows, { file, sha256: tuning.sha256 }, path.join(ctx.dir, KERNEL_FILE));
-  return { line: `${rows.length} rows (mean reward ${formatFigure(tuning.mean_reward, 3)}); ${kernelLine(tuning.kernel)}; not adopted (rl-adv study revise)` };
+  const arms = freeze(ctx);
+  const use = arms === '' ? 'not adopted (rl-adv study revise)' : `frozen for ${arms} (sha256 ${tuning.kernel.sha256.slice(0, 12)}... in run.json)`;
+  return { line: `${rows.length} rows (mean reward ${formatFigure(tuning.mean_reward, 3)}); ${kernelLine(tuning.kernel)}; ${use}` };
 }
 
-/** The tuning phase: tuning.jsonl and kernel.json; it runs only with `tuneKernel` (`--tune-kernel`). */
-export const tuningPhase: StudyPhaseStep = { name: 'tuning', run, enabled: (ctx) => ctx.options.tuneKernel === true };
+/**
+ * The arms that train with the tuned kernel (`tuned_kernel`): kernel.json frozen into run.json (a resumed run's
+ * checked against it) and loaded for the backend and the calibration. Their names, or '' when there are none.
+ */
+function freeze(ctx: PhaseContext): string {
+  const arms = ctx.spec.arms.filter((a) => a.advantage === TUNED_KERNEL).map((a) => a.name);
+  if (arms.length > 0) (ctx.study.kernels as Record<string, LoadedKernel>)[TUNED_KERNEL] = freezeTunedKernel(ctx.dir, KERNEL_FILE, ctx.spec);
+  return arms.join(', ');
+}
+
+/**
+ * The tuning phase: tuning.jsonl and kernel.json; it runs with `--tune-kernel` or the spec's `tuning` section (the
+ * run's tuning settings in summary.json's options).
+ */
+export const tuningPhase: StudyPhaseStep = { name: 'tuning', run, restore: (ctx) => void freeze(ctx), enabled: (ctx) => ctx.summary.options.tuning_tasks !== undefined };
