@@ -98,6 +98,7 @@ export { armKernels } from './arm-kernels.js';
 export { COMPARISON_KINDS, comparisonRule, type ComparisonKind, type StudyComparison } from './comparisons.js';
 export { decideComparisons, type ArmSeedRows, type ComparisonJson, type ComparisonSeedJson, type MultiplicityJson } from './decide-comparisons.js';
 export type { StudyOptions, StudyOutcome, PhaseEvent } from './options.js';
+export type { LrSelection, LrSeedScore, LrPick, LrRunSummary, LrSelectionSummary } from './lr-grid.js';
 export type { StudyBackend, StudyContext, StudyJobRunner, ArmRunRequest, ArmRunResult, EvalRow, BackendCheck, TuningRequest, CurvePoint } from './backends/types.js';
 export { createTinkerBackend, TINKER_DRIVERS, type TinkerBackendOptions } from './backends/tinker.js';
 export { estimatorPreflight, type PreflightCheck } from './backends/preflight.js';
