@@ -62,6 +62,11 @@ def files(run: Path) -> dict[str, bytes]:
             value = json.loads(data)
             value.pop("seconds", None)
             data = json.dumps(value).encode()
+        if rel.name == "summary.json":  # each phase's wall time ("wall times aside", issue 40)
+            value = json.loads(data)
+            for phase in value.get("phases", {}).values():
+                phase.pop("wall_seconds", None)
+            data = json.dumps(value).encode()
         out[str(rel)] = data
     return out
 
@@ -201,7 +206,8 @@ def test_the_sim_study_under_ray_gives_the_local_bytes(ray_cluster: Any, tmp_pat
     local, ray = tmp_path / "local", tmp_path / "ray"
     a = cli(*SIM, "--out", str(local), "--jobs", "2")
     b = cli(*SIM, "--out", str(ray), "--executor", "ray", "--ray-address", ray_cluster.address)
-    assert a.returncode == b.returncode and a.stdout == b.stdout, b.stderr[-3000:]
+    # The closing lines name each run's own folder; everything else they print is the same.
+    assert a.returncode == b.returncode and a.stdout.replace(str(local), "RUN") == b.stdout.replace(str(ray), "RUN"), b.stderr[-3000:]
     assert_same_bytes(local, ray)
     assert {r["executor"] for r in ledger(ray)} == {"ray"}
 
