@@ -74,6 +74,7 @@ export { readLedger, LEDGER_FILE, type LedgerLine, type AttemptOutcome } from '.
 export { planStudy } from './study-job.js';
 export {
   JobLostError,
+  type CancelSignal,
   type Executor,
   type JobAttempt,
   type JobCommand,

@@ -4,6 +4,7 @@
 // the jobs' order, never in order of completion, so every artifact written from them is the same for any limit.
 // JobScheduler: every described job's process (src/study/executor/types.ts) goes through it to an executor, with
 // the retries, the cancellation and the ledger RUN/jobs.jsonl.
+import type { CancelSignal } from './executor/types.js';
 import { RlAdvantagesError } from '../errors.js';
 import { appendLedger, ledgerLine, type AttemptOutcome } from './executor/ledger.js';
 
@@ -73,7 +74,7 @@ export interface JobSchedulerOptions {
   /** Retries of an attempt lost with its node or worker (`--job-retries`, default 2). */
   readonly retries: number;
   /** Ctrl-C: cancels every running attempt and refuses new ones. */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Told of each attempt's start and end. */
   readonly onEvent?: (event: JobEvent) => void;
 }

@@ -1,5 +1,6 @@
 // What runStudy takes and returns, and its progress events. Types only: the phases and the CLI share them
 // without importing the runner.
+import type { CancelSignal } from './executor/types.js';
 import type { StudyBackend } from './backends/types.js';
 import type { Executor } from './executor/types.js';
 import type { SimQuestionSet } from './sim/questions.js';
@@ -62,7 +63,7 @@ export interface StudyOptions {
   /** The CLI's entry (dist/cli.js) that a sim job's process runs (default: the running script, process.argv[1]). */
   readonly cliPath?: string;
   /** Ctrl-C: every running job is cancelled and the run stops (resumable). */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Progress: a phase starts, advances, ends. */
   readonly onPhase?: (event: PhaseEvent) => void;
   /**

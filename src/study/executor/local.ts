@@ -2,6 +2,7 @@
 // orchestrator, its stdout returned and its stdout and stderr kept in the job's log (an earlier attempt's log is
 // kept as <name>.<n>.log). With `--gpus 0,1,...` each job takes GPUs from that list (one job per listed GPU at a
 // time, or the job's `--job-gpus` of them) and sees only them (CUDA_VISIBLE_DEVICES).
+import type { CancelSignal } from './types.js';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -124,7 +125,7 @@ export class LocalExecutor implements Executor {
     return Promise.resolve();
   }
 
-  async run(job: JobDescription, _attempt: number, signal: AbortSignal): Promise<JobAttempt> {
+  async run(job: JobDescription, _attempt: number, signal: CancelSignal): Promise<JobAttempt> {
     const gpuIds = this.pool === undefined ? [] : await this.pool.take(this.gpusOf(job));
     try {
       if (signal.aborted) throw cancelled(job);
@@ -135,7 +136,7 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  private spawnJob(job: JobDescription, gpuIds: readonly string[], signal: AbortSignal): Promise<string> {
+  private spawnJob(job: JobDescription, gpuIds: readonly string[], signal: CancelSignal): Promise<string> {
     mkdirSync(path.dirname(job.logFile), { recursive: true });
     keepEarlierLog(job.logFile);
     const env = { ...this.env, ...job.command.env, ...(this.pool === undefined ? {} : { CUDA_VISIBLE_DEVICES: gpuIds.join(',') }) };

@@ -5,6 +5,7 @@
 // is the same folder on every node (a token file read back by a probe task pinned to each node); before the first job
 // of each program (the TRL drivers, the sim's job command), the program's own check on every node. A lost node or worker
 // rejects with JobLostError (the scheduler retries); a non-zero exit with `driver_failed` and the log's tail.
+import type { CancelSignal } from './types.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -114,7 +115,7 @@ export class RayExecutor implements Executor {
     return done;
   }
 
-  async run(job: JobDescription, attempt: number, signal: AbortSignal): Promise<JobAttempt> {
+  async run(job: JobDescription, attempt: number, signal: CancelSignal): Promise<JobAttempt> {
     if (this.runDir === undefined) throw new RlAdvantagesError('RayExecutor.run before prepare', { code: 'internal' });
     if (signal.aborted) throw cancelled(job);
     await this.claimAndProbe();

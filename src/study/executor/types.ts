@@ -78,6 +78,16 @@ export class JobLostError extends RlAdvantagesError {
   }
 }
 
+/**
+ * What a job's run needs of an `AbortSignal` (an `AbortController`'s signal satisfies it): structural, so that the
+ * published types compile in a project with neither the DOM's nor Node's type library.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** Runs jobs; the ONE scheduler (src/study/jobs.ts) decides order, retries, the ledger and resumption. */
 export interface Executor {
   /** `local` or `ray` (the ledger's `executor`). */
@@ -92,7 +102,7 @@ export interface Executor {
    * RlAdvantagesError code 'driver_failed' (deterministic: no retry) with the log tail when it exits non-zero.
    * On `signal` abort, cancels the process/task and rejects.
    */
-  run(job: JobDescription, attempt: number, signal: AbortSignal): Promise<JobAttempt>;
+  run(job: JobDescription, attempt: number, signal: CancelSignal): Promise<JobAttempt>;
   /** Cancels what still runs and releases the cluster connection. */
   close(): Promise<void>;
 }
