@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Gsm8kItem } from '../data/gsm8k.js';
 import { sha256File, sha256Hex } from '../internal/sha256.js';
+import { pathUnder } from '../internal/path-parts.js';
 import { loadKernel, type LoadedKernel } from '../kernels/kernel-file.js';
 import { resolveKernelEstimatorName } from '../kernels/resolve.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from './backends/files.js';
@@ -73,13 +74,23 @@ function changed(spec: StudySpec, shown: string, advantage: string, file: string
  */
 export function refuseChangedKernels(dir: string, shown: string, spec: StudySpec, now: StartKernels): void {
   const runFile = path.join(dir, 'run.json');
-  if (now.identity === undefined || !existsSync(runFile)) return;
-  let recorded: unknown;
+  if (!existsSync(runFile)) return;
+  let run: { kernels?: unknown; tuned_kernel?: unknown };
   try {
-    recorded = (readJson<Record<string, unknown>>(runFile) as { kernels?: unknown }).kernels;
+    run = readJson<Record<string, unknown>>(runFile) as typeof run;
   } catch {
     return; // claimRunDir names an unreadable run.json
   }
+  // The frozen tuned kernel: refused when edited, before --resume's artifact check could take it for a torn file and
+  // tune it again (a frozen kernel is part of the design, never rebuilt under an arm that trained with it).
+  const tuned = run.tuned_kernel as RunKernelRecord | undefined;
+  const tunedFile = tuned === undefined ? undefined : pathUnder(dir, tuned.file);
+  if (tuned !== undefined && tunedFile !== undefined && existsSync(tunedFile)) {
+    const sha256 = sha256File(tunedFile);
+    if (sha256 !== tuned.sha256) throw changed(spec, shown, TUNED_KERNEL, tuned.file, tuned.sha256, sha256);
+  }
+  const recorded = run.kernels;
+  if (now.identity === undefined) return;
   if (typeof recorded !== 'object' || recorded === null) return;
   for (const [advantage, record] of Object.entries(now.identity)) {
     const was = (recorded as Record<string, RunKernelRecord | undefined>)[advantage];
