@@ -88,7 +88,7 @@ export function calibrationJob(ctx: PhaseContext): GraphJob<CalibrationRow[]> {
  */
 export function tuningJob(ctx: PhaseContext): GraphJob<CalibrationRow[]> {
   const { study } = ctx;
-  const picked = tuningTaskRows(ctx.spec, study.train, study.order, ctx.options.tuningTasks ?? TUNING_TASKS, ctx.options.steps);
+  const picked = tuningTaskRows(ctx.spec, study.train, study.order, ctx.summary.options.tuning_tasks ?? TUNING_TASKS, ctx.options.steps);
   const mine = new Set(Array.from(study.order.slice(-CALIBRATION_TASKS)));
   const exclude = gateCalibrationTasks(ctx.spec, study.train)
     .map((t) => t.index)

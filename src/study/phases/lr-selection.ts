@@ -10,7 +10,6 @@ import { writeJsonAtomic } from '../backends/files.js';
 import type { ArmRunResult, EvalRow } from '../backends/types.js';
 import { armLrGrid, lrSelectionOf, selectLr, type LrRunSummary, type LrSelectionSummary } from '../lr-grid.js';
 import { runHeldOut } from '../lr-split.js';
-import { TUNING_TASKS } from '../summary.js';
 import { gateCalibrationTasks } from '../task-sets.js';
 import { armRuns, runArmJobs, type ArmRun } from './arm-runs.js';
 import { heldOutEvalJob, trainJob } from './job-graph.js';
@@ -23,7 +22,8 @@ export const LR_SELECTION_FILE = 'lr_selection.json';
 /** The split's rows as the run took them, with where they sit in the data order. */
 function splitRows(ctx: PhaseContext): { rows: readonly number[]; first: number; end: number; tuning: readonly number[] } {
   const o = ctx.options;
-  const tuningTasks = o.tuneKernel === true ? (o.tuningTasks ?? TUNING_TASKS) : null;
+  // The tuning phase's tasks when the run has one (--tune-kernel or the spec's own tuning section), as run.json records them.
+  const tuningTasks = ctx.summary.options.tuning_tasks ?? null;
   const split = runHeldOut(ctx.spec, ctx.study.train, ctx.study.order, { backend: ctx.backend.name, ...(o.steps === undefined ? {} : { steps: o.steps }), tuningTasks });
   if (split === null) throw new Error('lr selection without lr_selection');
   const tuning = ctx.summary.tuning === undefined ? [] : Array.from(ctx.study.order.slice(ctx.summary.tuning.order_first, ctx.summary.tuning.order_end));
