@@ -1,15 +1,17 @@
-// The per-job overhead of each executor (issue 40): 100 empty jobs (`node -e ""`'s cost measured apart as `/bin/true`)
-// run one after another through the local executor and through the Ray executor (a one-node cluster on this machine,
-// bench/ray_cluster.py, or --ray-address ADDR), then 100 at once with 2 running at a time. Prints one table: wall time
-// per job (median and mean of the sequential runs; the concurrent run's total / 100).
-// Usage: npm run build && node bench/executors.mjs [--jobs 100] [--python /work/venv/bin/python] [--ray-address ADDR | --local-only]
+// The per-job overhead of each executor of `rl-adv study` (issue 40): N empty jobs (`/bin/true`, or `node -e ""` with
+// --node) run through the study's JobScheduler (a log per job, one fsynced ledger line per attempt), beside the same
+// process spawned bare (child_process.spawn: no log, no ledger, no executor), the reference. Rows:
+//   bare spawn | local executor | Ray executor (a one-node cluster on 127.0.0.1 started by bench/ray_cluster.py and
+//   stopped at the end, or the cluster at --ray-address)
+// Each row: jobs one after another (median and mean ms per job) and N jobs 2 at a time (total / N). The overhead
+// column is the sequential median minus the bare spawn's.
+// Usage: npm run build && node bench/executors.mjs [--jobs 100] [--node] [--python PY] [--ray-address ADDR | --local-only]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-const { AbortController } = globalThis;
-import { LocalExecutor, RayExecutor } from '../dist/study.js';
+import { JobScheduler, LocalExecutor, RayExecutor } from '../dist/study.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -17,37 +19,52 @@ const arg = (name, fallback) => {
 };
 const N = Number(arg('--jobs', '100'));
 const python = arg('--python', process.env.RL_ADV_PYTHON ?? 'python3');
+const argv = process.argv.includes('--node') ? [process.execPath, '-e', ''] : ['/bin/true'];
 const dir = mkdtempSync(path.join(tmpdir(), 'rl-adv-bench-executors-'));
 
-const job = (i) => ({
-  id: `bench/job-${i}`,
+const job = (name, i) => ({
+  id: `bench/${name}-${i}`,
   kind: 'eval',
   resources: { gpus: 0, cpus: 1 },
   reads: [],
   writes: [],
-  command: { argv: ['/bin/true'], env: {}, cwd: dir },
-  logFile: path.join(dir, 'logs', `job-${i}.log`),
+  command: { argv, env: {}, cwd: dir },
+  logFile: path.join(dir, 'logs', `${name}-${i}.log`),
 });
 
-async function measure(executor) {
-  const jobs = Array.from({ length: N }, (_, i) => job(i));
-  await executor.prepare(dir, jobs);
-  await executor.run(job(-1), 1, new AbortController().signal); // warm: the first task starts a worker
+function bareSpawn() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+}
+
+/** Times `runOne(i)` N times one after another, then N more 2 at a time. */
+async function measure(runOne) {
+  await runOne(-1); // warm-up: the first Ray task starts a worker process
   const each = [];
-  for (const j of jobs) {
+  for (let i = 0; i < N; i++) {
     const t = performance.now();
-    await executor.run(j, 1, new AbortController().signal);
+    await runOne(i);
     each.push(performance.now() - t);
   }
   const t = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < N) await executor.run(job(N + next++), 1, new AbortController().signal);
+  let next = N;
+  const lane = async () => {
+    while (next < 2 * N) await runOne(next++);
   };
-  await Promise.all([worker(), worker()]);
+  await Promise.all([lane(), lane()]);
   const concurrent = (performance.now() - t) / N;
   each.sort((a, b) => a - b);
   return { median: each[Math.floor(N / 2)], mean: each.reduce((a, b) => a + b, 0) / N, concurrent };
+}
+
+async function throughScheduler(name, executor) {
+  const runDir = path.join(dir, name);
+  await executor.prepare(runDir, [job(name, 0)]);
+  const scheduler = new JobScheduler({ executor, runDir, limit: 2, retries: 0 });
+  return measure((i) => scheduler.run(job(name, i)));
 }
 
 function startCluster() {
@@ -58,21 +75,26 @@ function startCluster() {
   });
 }
 
-const rows = [];
-rows.push(['local', await measure(new LocalExecutor())]);
+const loadAtStart = loadavg()[0];
+const rows = [['bare spawn (reference)', await measure(() => bareSpawn())]];
+rows.push(['local executor', await throughScheduler('local', new LocalExecutor())]);
 const given = arg('--ray-address');
 const cluster = process.argv.includes('--local-only') ? undefined : given ? { address: given, stop: async () => {} } : await startCluster();
-if (cluster) try {
-  const ray = await RayExecutor.connect({ address: cluster.address, python, env: { ...process.env, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER: '0' } });
+if (cluster) {
   try {
-    rows.push(['ray', await measure(ray)]);
+    const ray = await RayExecutor.connect({ address: cluster.address, python, env: { ...process.env, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER: '0' } });
+    try {
+      rows.push(['Ray executor', await throughScheduler('ray', ray)]);
+    } finally {
+      await ray.close();
+    }
   } finally {
-    await ray.close();
+    await cluster.stop();
   }
-} finally {
-  await cluster.stop();
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`${N} empty jobs (/bin/true), ms per job`);
-console.log('executor | sequential median | sequential mean | 2 at a time (total / N)');
-for (const [name, r] of rows) console.log(`${name} | ${r.median.toFixed(1)} | ${r.mean.toFixed(1)} | ${r.concurrent.toFixed(1)}`);
+const bare = rows[0][1].median;
+console.log(`${N} empty jobs (${argv.join(' ')}), ms per job; load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`);
+console.log('| row | one at a time, median | mean | 2 at a time (total / N) | overhead over bare spawn (median) |');
+console.log('| --- | --- | --- | --- | --- |');
+for (const [name, r] of rows) console.log(`| ${name} | ${r.median.toFixed(1)} | ${r.mean.toFixed(1)} | ${r.concurrent.toFixed(1)} | ${(r.median - bare).toFixed(1)} |`);

@@ -1,7 +1,7 @@
 // A study with three arms and decision_rule.comparisons on the sim backend (docs/study.md, "Several arms"): every
 // arm x seed through the scheduler, every comparison decided across seeds under Holm, resumable; a changed set of arms
 // or comparisons is refused with nothing lost.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,10 +9,9 @@ import { runStudyWithReports } from '../../src/report/write.js';
 import { decideAcrossSeeds } from '../../src/stats/seeds.js';
 import { comparisonRule } from '../../src/study/comparisons.js';
 import type { StudyOptions } from '../../src/study/run.js';
-import { createSimBackend } from '../../src/study/sim/backend.js';
 import { loadStudySpec } from '../../src/study/spec.js';
-import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { readJsonl, specPath } from '../helpers/paths.js';
+import { runFiles, simStudyOptions } from '../helpers/sim-study.js';
 
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-ablation-'));
 
@@ -33,35 +32,9 @@ function ablationSpec(dir: string, seeds: number[] = [0, 3, 7], comparisons: obj
   return file;
 }
 
-const options = (spec: string, dir: string, jobs: number): StudyOptions => ({
-  specPath: spec,
-  dir,
-  backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),
-  questions: 'clustered',
-  steps: 8,
-  evalLimit: 200,
-  calibrationBatches: 500,
-  jobs,
-});
+const options = (spec: string, dir: string, jobs: number): StudyOptions => simStudyOptions(spec, dir, { jobs });
 
-/** Every file under `dir` with its bytes; summary.json without wall times; the reports (which show them) left out. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(dir);
-  const s = JSON.parse(out['summary.json'] as string) as { phases: Record<string, { wall_seconds?: number }> };
-  for (const p of Object.values(s.phases)) delete p.wall_seconds;
-  out['summary.json'] = JSON.stringify(s);
-  delete out['report.md'];
-  delete out['report.html'];
-  return out;
-}
+const snapshot = (dir: string): Record<string, string> => runFiles(dir);
 
 describe('a three-arm study on the sim backend', () => {
   it('trains and evaluates every arm x seed and decides every comparison across seeds under Holm; resumes to the same bytes', async () => {

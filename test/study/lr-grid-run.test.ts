@@ -2,16 +2,15 @@
 // every learning rate of its grid, each scored on the held-out split of train, one learning rate picked per arm by the
 // spec's rule; only the picked runs are evaluated on test and decided. A resume with another grid or rule is refused
 // with nothing lost.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runStudyWithReports } from '../../src/report/write.js';
 import { selectLr } from '../../src/study/lr-grid.js';
 import type { StudyOptions } from '../../src/study/run.js';
-import { createSimBackend } from '../../src/study/sim/backend.js';
-import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { readJsonl, specPath } from '../helpers/paths.js';
+import { runFiles, simStudyOptions } from '../helpers/sim-study.js';
 
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-lr-grid-'));
 const GRID = [3e-5, 3e-4];
@@ -43,31 +42,10 @@ function gridSpec(dir: string, change: (s: Record<string, unknown>) => void = ()
   return file;
 }
 
-const options = (spec: string, dir: string, extra: Partial<StudyOptions> = {}): StudyOptions => ({
-  specPath: spec,
-  dir,
-  backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),
-  questions: 'clustered',
-  steps: 8,
-  evalLimit: 200,
-  calibrationBatches: 500,
-  jobs: 2,
-  ...extra,
-});
+const options = (spec: string, dir: string, extra: Partial<StudyOptions> = {}): StudyOptions => ({ ...simStudyOptions(spec, dir), ...extra });
 
-/** Every file under `dir` with its bytes. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
-}
+/** Every byte of the run folder (nothing lost). */
+const snapshot = (dir: string): Record<string, string> => runFiles(dir, { wallTimesAside: false });
 
 describe('a study with lr_grid arms on the sim backend', () => {
   const root = temp();

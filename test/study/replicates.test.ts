@@ -1,15 +1,14 @@
 // A replicated study (decision_rule.seeds) on the sim backend: per-seed artifacts, the decision across seeds,
 // learning curves and the no-arm-improved flag, --jobs 1 and --jobs 2 byte-identical, and resume per arm x seed.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runStudyWithReports } from '../../src/report/write.js';
 import { isSeedDecisionJson } from '../../src/stats/seeds.js';
 import type { StudyOptions } from '../../src/study/run.js';
-import { createSimBackend } from '../../src/study/sim/backend.js';
-import { SIM_CLUSTERED_DEFAULTS } from '../../src/study/sim/world.js';
 import { specPath } from '../helpers/paths.js';
+import { runFiles, simStudyOptions } from '../helpers/sim-study.js';
 
 const temp = (): string => mkdtempSync(path.join(tmpdir(), 'rl-adv-replicates-'));
 
@@ -23,38 +22,9 @@ function replicatedSpec(dir: string, seeds: number[] = [0, 3, 7]): string {
   return file;
 }
 
-const options = (spec: string, dir: string, jobs: number): StudyOptions => ({
-  specPath: spec,
-  dir,
-  backend: createSimBackend({ ...SIM_CLUSTERED_DEFAULTS, coupling: 0.9 }),
-  questions: 'clustered',
-  steps: 10,
-  evalLimit: 200,
-  calibrationBatches: 500,
-  jobs,
-});
+const options = (spec: string, dir: string, jobs: number): StudyOptions => simStudyOptions(spec, dir, { steps: 10, jobs });
 
-/** Every file under `dir` with its bytes, summary.json without wall times. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(dir);
-  for (const name of ['summary.json']) {
-    const s = JSON.parse(out[name] as string) as { phases: Record<string, { wall_seconds?: number }> };
-    for (const p of Object.values(s.phases)) delete p.wall_seconds;
-    out[name] = JSON.stringify(s);
-  }
-  // The reports carry the phases' wall times.
-  delete out['report.md'];
-  delete out['report.html'];
-  return out;
-}
+const snapshot = (dir: string): Record<string, string> => runFiles(dir);
 
 describe('a replicated study on the sim backend', () => {
   it('trains and evaluates every arm x seed, decides across seeds, and --jobs 1 equals --jobs 2 byte for byte', async () => {

@@ -7,7 +7,7 @@ the two-node cluster of conftest.py (each node 1 GPU, 1 CPU, bound to 127.0.0.1)
   the arm's checkpoint), and when the orchestrator is SIGKILLed mid-arm and resumed; jobs that ran at once show
   distinct (node, GPU) placements;
 - the sim study under ``--executor ray`` gives the bytes of ``--executor local``;
-- bad input: an unreachable address, resources no node has, an interpreter without the drivers on a node: one line
+- bad input: an unreachable address, resources no node has, a node whose ``python3`` lacks the drivers: one line
   each, exit 2, nothing in the run folder lost.
 """
 
@@ -231,3 +231,28 @@ def test_bad_input_is_one_line_exit_2_and_nothing_lost(ray_cluster: Any, tmp_pat
     assert too_big.stderr.startswith("rl-adv: --job-gpus: job ") and "needs 4 GPU(s) on one node but no node of the Ray cluster" in too_big.stderr
     assert not (tmp_path / "big" / "jobs.jsonl").exists()
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"] and (out / "mine.txt").read_text() == "the user's file\n"
+
+
+def test_a_node_without_the_drivers_fails_at_the_probe_before_any_job(ray_cluster: Any, spec: Path, tmp_path: Path) -> None:
+    """``--python python3`` resolves on each node through that node's PATH: on the worker added here PATH holds only
+    /usr/bin and /bin, whose python3 has neither torch nor TRL (the package too, when installed as a wheel), as on a
+    node whose image lacks the drivers. The study must stop at the probe, naming the node and what it lacks."""
+    venv_bin = str(Path(sys.executable).parent)
+    assert Path("/usr/bin/python3").exists() and venv_bin not in ("/usr/bin", "/bin")
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's file\n")
+    ray_cluster.remove_worker()
+    try:
+        ray_cluster.worker = ray_cluster.add_worker(PATH="/usr/bin:/bin")
+        bare = dict(env(), PATH=f"{venv_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+        args = [a if a != sys.executable else "python3" for a in TRL]
+        r = subprocess.run(["node", str(CLI), "study", *args, "--spec", str(spec), "--out", str(out), "--executor", "ray", "--ray-address", ray_cluster.address], capture_output=True, text=True, timeout=900, env=bare)
+    finally:
+        ray_cluster.remove_worker()
+        ray_cluster.worker = ray_cluster.add_worker()
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("rl-adv: --executor ray: node 127.0.0.1") and "the TRL drivers (python3 -m rl_advantages.study)" in r.stderr, r.stderr
+    assert "install the package and python/requirements-trl.txt on every node" in r.stderr
+    assert (out / "mine.txt").read_text() == "the user's file\n"
+    assert not (out / "jobs.jsonl").exists() or ledger(out) == [], "a job ran before the probe"

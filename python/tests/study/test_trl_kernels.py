@@ -13,55 +13,44 @@ on 200 batches; the pre-training is the spec's own.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-CLI = REPO / "dist" / "cli.js"
-SPEC = REPO / "specs" / "arith-kernels.json"
+from reduced_study import jsonl, skip_without_drivers, write_spec
+from reduced_study import study as reduced_study
+
 STEPS, EVAL_ITEMS, SEEDS = 2, 100, (0, 1)
 KERNEL_ARMS = {"gs1_tfidf_g1": "tfidf_kernel_loo_T0.1", "tuned_g1": "tuned_kernel", "oracle_g1": "oracle_cell_kernel", "file_g1": "kernel:k/batchmean.json"}
 BATCH_MEAN_FILE = {"format": "rl-advantages/kernel", "version": 1, "family": "loo_batch_mean", "params": {}, "fitted": {}}
 
-_MISSING = [m for m in ("torch", "trl", "transformers", "peft", "datasets") if importlib.util.find_spec(m) is None]
-_REQUIRED = bool(os.environ.get("CI") or os.environ.get("RL_ADV_REQUIRE_TORCH"))
-if _MISSING and not _REQUIRED:
-    pytest.skip(f"TRL kernel-arm test needs {', '.join(_MISSING)} (pip install -r python/requirements-test.txt)", allow_module_level=True)
-
-
-def jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+skip_without_drivers("TRL kernel-arm test")
 
 
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def study(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(root / "spec.json"), "--out", str(root / "run"), "--python", sys.executable]
-    args += ["--steps", str(STEPS), "--eval-limit", str(EVAL_ITEMS), "--calibration-batches", "1000", "--jobs", "2", *extra]
-    return subprocess.run(args, capture_output=True, text=True, timeout=2400)
+def study(root: Path, *extra: str) -> Any:
+    return reduced_study(root, STEPS, EVAL_ITEMS, *extra)
+
+
+def with_kernel_file_arm(spec: dict[str, Any]) -> None:
+    """The spec's own 200 tuning tasks, and a fifth G = 1 arm whose kernel is a file (the batch mean written as one)."""
+    spec["tuning"] = {"tasks": 200, "batches": 200}
+    spec["arms"].append({**spec["arms"][2], "name": "file_g1", "advantage": KERNEL_ARMS["file_g1"]})
+    spec["decision_rule"]["comparisons"].append({"id": "file_vs_batchmean", "treatment": "file_g1", "reference": "batchmean_g1", "kind": "superiority", "metric": "accuracy"})
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert not _MISSING and CLI.exists(), f"needs {', '.join(_MISSING) or 'nothing'} and {CLI} (npm run build)"
     root = tmp_path_factory.mktemp("trl-kernels")
-    spec = json.loads(SPEC.read_text(encoding="utf-8"))
-    spec["decision_rule"]["seeds"] = list(SEEDS)
-    spec["tuning"] = {"tasks": 200, "batches": 200}
-    spec["arms"].append({**spec["arms"][2], "name": "file_g1", "advantage": KERNEL_ARMS["file_g1"]})
-    spec["decision_rule"]["comparisons"].append({"id": "file_vs_batchmean", "treatment": "file_g1", "reference": "batchmean_g1", "kind": "superiority", "metric": "accuracy"})
     (root / "k").mkdir()
     (root / "k" / "batchmean.json").write_text(json.dumps(BATCH_MEAN_FILE), encoding="utf-8")
-    (root / "spec.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    write_spec(root, "arith-kernels.json", SEEDS, with_kernel_file_arm)
     r = study(root)
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stderr[-3000:]}"
     return root

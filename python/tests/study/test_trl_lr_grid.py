@@ -12,45 +12,27 @@ refusal and the bad inputs, is test/study/lr-grid-run.test.ts.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-CLI = REPO / "dist" / "cli.js"
-SPEC = REPO / "specs" / "arith-lr.json"
+from reduced_study import jsonl, skip_without_drivers, study, write_spec
+
 STEPS, EVAL_ITEMS, SEEDS = 2, 100, (0, 1)
 ARMS = ("grpo_g8", "gs1_tfidf_g1", "batchmean_g1")
 GRID = (5e-05, 1.5e-04)
 
-_MISSING = [m for m in ("torch", "trl", "transformers", "peft", "datasets") if importlib.util.find_spec(m) is None]
-_REQUIRED = bool(os.environ.get("CI") or os.environ.get("RL_ADV_REQUIRE_TORCH"))
-if _MISSING and not _REQUIRED:
-    pytest.skip(f"TRL LR-grid test needs {', '.join(_MISSING)} (pip install -r python/requirements-test.txt)", allow_module_level=True)
-
-
-def jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+skip_without_drivers("TRL LR-grid test")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert not _MISSING and CLI.exists(), f"needs {', '.join(_MISSING) or 'nothing'} and {CLI} (npm run build)"
     root = tmp_path_factory.mktemp("trl-lr-grid")
-    spec = json.loads(SPEC.read_text(encoding="utf-8"))
-    spec["decision_rule"]["seeds"] = list(SEEDS)
-    (root / "spec.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
-    out = root / "run"
-    args = ["node", str(CLI), "study", "--backend", "trl", "--spec", str(root / "spec.json"), "--out", str(out), "--python", sys.executable]
-    args += ["--steps", str(STEPS), "--eval-limit", str(EVAL_ITEMS), "--calibration-batches", "1000", "--jobs", "2"]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    write_spec(root, "arith-lr.json", SEEDS)
+    r = study(root, STEPS, EVAL_ITEMS)
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stderr[-3000:]}"
-    return out
+    return root / "run"
 
 
 def test_every_learning_rate_trains_at_its_own_rate_and_is_scored_on_held_out_train(run: Path) -> None:
