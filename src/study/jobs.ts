@@ -183,7 +183,7 @@ export class JobScheduler {
         this.stop.abort();
       }
     }
-    appendLedger(runDir, ledgerLine(job, attempt, { start, end: new Date() }, result.kind, executor.name, placement));
+    appendLedger(runDir, ledgerLine(job, attempt, { start: placement?.started ?? start, end: new Date() }, result.kind, executor.name, placement));
     const message = result.kind === 'done' ? undefined : (result.error as Error).message;
     onEvent?.({ kind: result.kind, job, attempt, ...(placement ? { placement } : {}), ...(message === undefined ? {} : { message }) });
     return result;

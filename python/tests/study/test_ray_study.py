@@ -51,23 +51,34 @@ def cli(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
 
 
 def files(run: Path) -> dict[str, bytes]:
-    """Every file of a run, its run folder's path replaced (result.json and preflight_trl.json name it)."""
-    out = {}
+    """Every file of a run with its run folder's path replaced (result.json and preflight_trl.json name it) and its wall
+    times aside (issue 40): the pre-training's seconds (pretrain.json, preflight_trl.json), each phase's wall time
+    (summary.json), and in summary.json's artifact record the size and sha256 of each file that names the run folder
+    (those differ with the folder's name; the files themselves are compared with it replaced)."""
+    raw = {}
     for path in sorted(run.rglob("*")):
         rel = path.relative_to(run)
-        if path.is_dir() or rel.parts[0] in NOT_COMPARED_DIRS or rel.name in NOT_COMPARED:
-            continue
-        data = path.read_bytes().replace(str(run).encode(), b"RUN")
-        if rel.name == "pretrain.json":  # its seconds
+        if not path.is_dir() and rel.parts[0] not in NOT_COMPARED_DIRS and rel.name not in NOT_COMPARED:
+            raw[str(rel)] = path.read_bytes()
+    naming_run = {rel for rel, data in raw.items() if str(run).encode() in data}
+    out = {}
+    for rel, data in raw.items():
+        data = data.replace(str(run).encode(), b"RUN")
+        name = Path(rel).name
+        if name in ("pretrain.json", "preflight_trl.json"):
             value = json.loads(data)
             value.pop("seconds", None)
+            value.get("pretrain", {}).pop("seconds", None)
             data = json.dumps(value).encode()
-        if rel.name == "summary.json":  # each phase's wall time ("wall times aside", issue 40)
+        if name == "summary.json":
             value = json.loads(data)
             for phase in value.get("phases", {}).values():
                 phase.pop("wall_seconds", None)
+            for artifact in naming_run & set(value.get("artifacts", {})):
+                value["artifacts"][artifact].pop("sha256")
+                value["artifacts"][artifact].pop("bytes")
             data = json.dumps(value).encode()
-        out[str(rel)] = data
+        out[rel] = data
     return out
 
 
@@ -175,8 +186,9 @@ def test_a_node_lost_mid_arm_is_retried_and_the_bytes_are_the_local_runs(ray_clu
     assert [r["outcome"] for r in rows if r["job"] == job][-1] == "done"
     assert f"job {job} lost" in stderr
     assert_same_bytes(local_run, out)
-    # Jobs that ran at the same time ran on distinct GPUs (a node and Ray's GPU id there).
-    spans = [(r["start"], r["end"], (r["node"], tuple(r["gpu_ids"]))) for r in rows if r["outcome"] == "done"]
+    # Attempts that ran at the same time ran on distinct GPUs (a node and Ray's GPU id there), the lost one included:
+    # it ran beside a job on the head until its node went.
+    spans = [(r["start"], r["end"], (r["node"], tuple(r["gpu_ids"]))) for r in rows if r["outcome"] in ("done", "lost")]
     overlapping = [(a[2], b[2]) for i, a in enumerate(spans) for b in spans[i + 1 :] if a[0] < b[1] and b[0] < a[1]]
     assert overlapping and all(x != y for x, y in overlapping)
     assert all(len(r["gpu_ids"]) == 1 for r in rows if r["outcome"] == "done")
@@ -240,8 +252,6 @@ def test_a_node_without_the_drivers_fails_at_the_probe_before_any_job(ray_cluste
     venv_bin = str(Path(sys.executable).parent)
     assert Path("/usr/bin/python3").exists() and venv_bin not in ("/usr/bin", "/bin")
     out = tmp_path / "run"
-    out.mkdir()
-    (out / "mine.txt").write_text("the user's file\n")
     ray_cluster.remove_worker()
     try:
         ray_cluster.worker = ray_cluster.add_worker(PATH="/usr/bin:/bin")
@@ -251,8 +261,11 @@ def test_a_node_without_the_drivers_fails_at_the_probe_before_any_job(ray_cluste
     finally:
         ray_cluster.remove_worker()
         ray_cluster.worker = ray_cluster.add_worker()
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert r.stderr.startswith("rl-adv: --executor ray: node 127.0.0.1") and "the TRL drivers (python3 -m rl_advantages.study)" in r.stderr, r.stderr
+    # The study's progress line ("rl-adv study: preflight...") comes first: the probe runs before the first job.
+    errors = [line for line in r.stderr.splitlines() if line.startswith("rl-adv:")]
+    assert r.returncode == 2 and len(errors) == 1 and errors[0] == r.stderr.strip().splitlines()[-1], r.stderr
+    assert errors[0].startswith("rl-adv: --executor ray: node 127.0.0.1/") and errors[0].count(" node 127.0.0.1/") == 1, r.stderr
+    assert "the TRL drivers (python3 -m rl_advantages.study): the Python package torch" in errors[0]
     assert "install the package and python/requirements-trl.txt on every node" in r.stderr
-    assert (out / "mine.txt").read_text() == "the user's file\n"
-    assert not (out / "jobs.jsonl").exists() or ledger(out) == [], "a job ran before the probe"
+    # The first job's attempt (the preflight) failed at the probe, never placed on a node.
+    assert [(row["job"], row["outcome"], row["node"]) for row in ledger(out)] == [("preflight", "failed", None)]

@@ -140,7 +140,7 @@ export class RayExecutor implements Executor {
         const where = placement === undefined ? '' : ` on node ${placement.node}`;
         switch (m.event) {
           case 'started':
-            placement = { node: nodeName(m as unknown as { ip: string; node_id: string }), gpuIds: (m.gpu_ids as string[]).map(String) };
+            placement = { node: nodeName(m as unknown as { ip: string; node_id: string }), gpuIds: (m.gpu_ids as string[]).map(String), started: new Date() };
             return false;
           case 'exit':
             if (m.code === 0) return settle(() => resolve({ stdout: String(m.stdout), placement: placement as JobPlacement }));

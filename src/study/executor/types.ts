@@ -49,6 +49,11 @@ export interface JobPlacement {
   readonly node: string;
   /** The GPU ids the attempt saw (CUDA_VISIBLE_DEVICES), empty for a CPU job. */
   readonly gpuIds: readonly string[];
+  /**
+   * When its process started on the node, if later than the scheduler handed it over (a Ray task waits in the
+   * cluster's queue for its resources first); the ledger's `start` is this time.
+   */
+  readonly started?: Date;
 }
 
 /** A finished attempt: the process exited 0. */

@@ -135,6 +135,21 @@ describe('JobScheduler', () => {
     expect(executor.most).toBe(3);
   });
 
+  it("records an attempt's start as the time its process started on the node, not the time it waited in a queue", async () => {
+    // A Ray task waits in the cluster's queue until a node has its resources; three such waits once made three evals
+    // that ran one after another on one GPU look concurrent in the ledger.
+    const started = new Date(Date.now() + 60_000);
+    const executor: Executor = {
+      name: 'ray',
+      prepare: () => Promise.resolve(),
+      run: () => Promise.resolve({ stdout: '', placement: { node: 'n1', gpuIds: ['0'], started } }),
+    };
+    const runDir = temp();
+    await new JobScheduler({ executor, runDir, limit: 2, retries: 0 }).run(job('queued'));
+    const [line] = readLedger(runDir);
+    expect(line).toMatchObject({ job: 'queued', node: 'n1', gpu_ids: ['0'], start: started.toISOString(), outcome: 'done' });
+  });
+
   it('refuses a bad --job-retries or limit, naming the flag', () => {
     const executor = new FakeExecutor({});
     expect(() => new JobScheduler({ executor, runDir: temp(), limit: 1, retries: -1 })).toThrow(/^--job-retries must be an integer >= 0, got -1$/);
