@@ -42,7 +42,7 @@ export function kernelChartSpec(rows: readonly KernelFamilyRow[], bar: number | 
   ]);
   const y = { field: 'family', type: 'nominal', title: 'Kernel family', sort: null };
   const rules = [{ x: 1, label: '1 (= loo_batch_mean)' }, ...(bar === null ? [] : [{ x: bar, label: `gate bar ${bar}` }])];
-  const scale = { type: 'log', domain: logDomain([...points.flatMap((p) => [p.ratio, p.lo, p.hi]), ...rules.map((r) => r.x)]), nice: false, zero: false };
+  const scale = { type: 'log', domain: logDomain([...points.flatMap((p) => [p.ratio, p.lo, p.hi]), ...rules.map((r) => r.x)]), nice: false };
   return {
     title: 'Kernel tuning: B_eff ratio to loo_batch_mean, tuning vs held out (95% interval)',
     width: CHART_WIDTH,
