@@ -7,7 +7,7 @@
 // column is the sequential median minus the bare spawn's.
 // Usage: npm run build && node bench/executors.mjs [--jobs 100] [--node] [--python PY] [--ray-address ADDR | --local-only]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -62,6 +62,7 @@ async function measure(runOne) {
 
 async function throughScheduler(name, executor) {
   const runDir = path.join(dir, name);
+  mkdirSync(runDir, { recursive: true });
   await executor.prepare(runDir, [job(name, 0)]);
   const scheduler = new JobScheduler({ executor, runDir, limit: 2, retries: 0 });
   return measure((i) => scheduler.run(job(name, i)));
