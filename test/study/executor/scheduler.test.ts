@@ -143,6 +143,7 @@ describe('JobScheduler', () => {
       name: 'ray',
       prepare: () => Promise.resolve(),
       run: () => Promise.resolve({ stdout: '', placement: { node: 'n1', gpuIds: ['0'], started } }),
+      close: () => Promise.resolve(),
     };
     const runDir = temp();
     await new JobScheduler({ executor, runDir, limit: 2, retries: 0 }).run(job('queued'));
