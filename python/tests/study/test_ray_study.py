@@ -124,12 +124,15 @@ def argv_of(pid: int) -> list[str]:
         return []
 
 
-def training_with_checkpoint(root: int) -> int | None:
-    """A train driver under process ``root`` whose arm has a complete mid-arm checkpoint, or None."""
+def training_with_checkpoint(root: int, full_only: bool = False) -> int | None:
+    """A train driver under process ``root`` whose arm has a complete mid-arm checkpoint, or None; with ``full_only``,
+    a full arm x seed's (its checkpoints under .../full/seedN/ARM), not a pilot arm's (the pilot runs one job at a time)."""
     for pid in descendants(root):
         argv = argv_of(pid)
         if "rl_advantages.study" in argv and "train" in argv and "--checkpoint-dir" in argv:
             folder = Path(argv[argv.index("--checkpoint-dir") + 1])
+            if full_only and "full" not in folder.parts:
+                continue
             if any(folder.glob("checkpoint-*/rl_adv_advantages.jsonl")):
                 return pid
     return None
@@ -170,7 +173,9 @@ def test_a_node_lost_mid_arm_is_retried_and_the_bytes_are_the_local_runs(ray_clu
     proc = subprocess.Popen(["node", str(CLI), "study", *TRL, "--spec", str(spec), "--out", str(out), "--executor", "ray", "--ray-address", ray_cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
     try:
         raylet = ray_cluster.worker.all_processes["raylet"][0].process.pid
-        victim = wait_for(lambda: training_with_checkpoint(raylet), proc)
+        # A full arm's training: the jobs of the full phase run at once, one per node, so the lost attempt ran beside
+        # the head's (a pilot arm, run alone, would leave no attempts overlapping in time to check below).
+        victim = wait_for(lambda: training_with_checkpoint(raylet, full_only=True), proc)
         victim_argv = argv_of(victim)
         ray_cluster.remove_worker()
         stdout, stderr = proc.communicate(timeout=1800)
@@ -183,7 +188,7 @@ def test_a_node_lost_mid_arm_is_retried_and_the_bytes_are_the_local_runs(ray_clu
     lost = [r for r in rows if r["outcome"] == "lost"]
     assert len(lost) >= 1 and all(r["executor"] == "ray" for r in rows)
     job = lost[0]["job"]
-    assert lost[0]["kind"] in ("pilot", "train") and lost[0]["arm"] in victim_argv
+    assert lost[0]["kind"] == "train" and lost[0]["job"].startswith("train/full/") and lost[0]["arm"] in victim_argv
     assert [r["outcome"] for r in rows if r["job"] == job][-1] == "done"
     assert f"job {job} lost" in stderr
     assert_same_bytes(local_run, out)
