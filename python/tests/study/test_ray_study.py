@@ -13,7 +13,6 @@ the two-node cluster of conftest.py (each node 1 GPU, 1 CPU, bound to 127.0.0.1)
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -27,8 +26,8 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-CLI = REPO / "dist" / "cli.js"
+from reduced_study import CLI, REPO, missing, skip_without_drivers
+
 SPEC = REPO / "specs" / "arith-ablation.json"
 SEEDS = (0, 1)
 TRL = ["--backend", "trl", "--python", sys.executable, "--steps", "3", "--eval-limit", "40", "--calibration-batches", "300", "--job-gpus", "1"]
@@ -37,10 +36,7 @@ SIM = ["--steps", "12", "--eval-limit", "60", "--calibration-batches", "300", "-
 NOT_COMPARED = {"jobs.jsonl", "report.md", "report.html", ".rl-adv.lock"}
 NOT_COMPARED_DIRS = {"logs", "ray"}
 
-_MISSING = [m for m in ("torch", "trl", "transformers", "peft", "datasets", "ray") if importlib.util.find_spec(m) is None]
-_REQUIRED = bool(os.environ.get("CI") or os.environ.get("RL_ADV_REQUIRE_TORCH"))
-if _MISSING and not _REQUIRED:
-    pytest.skip(f"the Ray study tests need {', '.join(_MISSING)} (pip install -r python/requirements-test.txt)", allow_module_level=True)
+skip_without_drivers("the Ray study tests", "ray")
 
 
 def env() -> dict[str, str]:
@@ -151,7 +147,8 @@ def wait_for(what: Any, proc: subprocess.Popen[str], seconds: float = 1200) -> A
 
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert not _MISSING and CLI.exists(), f"needs {', '.join(_MISSING) or 'nothing'} and {CLI} (npm run build)"
+    gone = missing("ray")
+    assert not gone and CLI.exists(), f"needs {', '.join(gone) or 'nothing'} and {CLI} (npm run build)"
     root = tmp_path_factory.mktemp("ray-spec")
     value = json.loads(SPEC.read_text(encoding="utf-8"))
     value["decision_rule"]["seeds"] = list(SEEDS)
